@@ -1,0 +1,90 @@
+/**
+ * The estimator contract (scikit-learn style). Every algorithm is a class built from a plain,
+ * serialisable hyperparameter object; `fit` learns from scaled labeled rows (with labels) and
+ * scaled unlabeled rows, `predictProba` scores new rows. Nothing reads globals, the clock or
+ * Math.random: all randomness comes from `ctx.rng`.
+ */
+import type { MT19937 } from '../protocol/rng.ts';
+import type { Matrix } from '../types.ts';
+
+export interface Progress {
+  /** 0..1 of this fit. */
+  fraction: number;
+  message?: string;
+}
+
+export interface FitContext {
+  /** The seeded generator for model-internal randomness (bootstraps, inits, batches). */
+  rng: MT19937;
+  /** Checked between iterations; an aborted fit throws an AbortError. */
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+  /** Protocol quirks switch (PROTOCOL.md §7.5). */
+  quirks?: 'rsb' | 'fixed';
+}
+
+/** Anything learned that the result record should carry (warnings, iteration counts, choices). */
+export interface FitInfo {
+  nIter?: number;
+  converged?: boolean;
+  warnings?: string[];
+  /** Test rows whose scores were degenerate (NaN or all zero) before the quirk rule. */
+  nNanRows?: number;
+  [key: string]: unknown;
+}
+
+export interface Estimator {
+  /** Registry id, e.g. 'lp'. */
+  readonly name: string;
+  /** Every effective hyperparameter value, for the result record. */
+  readonly hyper: Record<string, unknown>;
+  /**
+   * @param Xl labeled rows (scaled), yl their labels in 0..k-1
+   * @param Xu unlabeled rows (scaled, no labels)
+   * @param k number of classes the model must output (full dataset k, or m in `label`)
+   */
+  fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this>;
+  /** n × k class probabilities (row-major). */
+  predictProba(X: Matrix): Promise<Float32Array>;
+  /** Information about the last fit / predict for the result record. */
+  info(): FitInfo;
+  /** Frees every tensor the estimator holds. */
+  dispose(): void;
+}
+
+export class NotFittedError extends Error {
+  constructor(name: string) {
+    super(`This ${name} instance is not fitted yet. Call 'fit' before 'predictProba'.`);
+    this.name = 'NotFittedError';
+  }
+}
+
+export class AbortError extends Error {
+  constructor(message = 'The fit was aborted.') {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
+export function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new AbortError();
+}
+
+/** argmax per row of an n × k score matrix; ties go to the lower class (numpy argmax). */
+export function argmaxRows(p: ArrayLike<number>, n: number, k: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let best = 0;
+    let bv = p[i * k];
+    for (let c = 1; c < k; c++) {
+      const v = p[i * k + c];
+      // NaN never wins, so an all-NaN row gives class 0 (the original's argmax behaviour).
+      if (v > bv || (Number.isNaN(bv) && !Number.isNaN(v))) {
+        bv = v;
+        best = c;
+      }
+    }
+    out[i] = best;
+  }
+  return out;
+}

@@ -1,0 +1,62 @@
+/**
+ * Hyperparameter validation tables (scikit-learn's `_parameter_constraints`). A standalone
+ * validator so that the URL decoder and the CLI can check values before anything runs.
+ * Messages follow one pattern: which parameter, which estimator, what was expected, what came.
+ */
+export type Constraint =
+  | { kind: 'interval'; min?: number; max?: number; closed?: 'both' | 'left' | 'right' | 'neither'; integer?: boolean }
+  | { kind: 'oneOf'; values: readonly (string | number | boolean)[] };
+
+export type ConstraintTable = Record<string, Constraint>;
+
+export class ParamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ParamError';
+  }
+}
+
+export const interval = (
+  min: number | undefined,
+  max: number | undefined,
+  closed: 'both' | 'left' | 'right' | 'neither' = 'both',
+  integer = false,
+): Constraint => ({ kind: 'interval', min, max, closed, integer });
+export const integerIn = (min?: number, max?: number): Constraint => interval(min, max, 'both', true);
+export const oneOf = (...values: (string | number | boolean)[]): Constraint => ({ kind: 'oneOf', values });
+
+function describe(c: Constraint): string {
+  if (c.kind === 'oneOf') return `one of {${c.values.map((v) => JSON.stringify(v)).join(', ')}}`;
+  const lo = c.min === undefined ? '-inf' : String(c.min);
+  const hi = c.max === undefined ? 'inf' : String(c.max);
+  const l = c.closed === 'both' || c.closed === 'left' ? '[' : '(';
+  const r = c.closed === 'both' || c.closed === 'right' ? ']' : ')';
+  return `${c.integer ? 'an integer' : 'a number'} in the range ${l}${lo}, ${hi}${r}`;
+}
+
+function satisfies(c: Constraint, v: unknown): boolean {
+  if (c.kind === 'oneOf') return c.values.includes(v as never);
+  if (typeof v !== 'number' || Number.isNaN(v)) return false;
+  if (c.integer && !Number.isInteger(v)) return false;
+  const closed = c.closed ?? 'both';
+  if (c.min !== undefined && (closed === 'both' || closed === 'left' ? v < c.min : v <= c.min)) return false;
+  if (c.max !== undefined && (closed === 'both' || closed === 'right' ? v > c.max : v >= c.max)) return false;
+  return true;
+}
+
+/** Throws a ParamError for the first unknown or invalid parameter. */
+export function validateParams(estimator: string, table: ConstraintTable, params: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(params)) {
+    const c = table[key];
+    if (!c) {
+      throw new ParamError(
+        `'${key}' is not a parameter of ${estimator}. Valid parameters: ${Object.keys(table).join(', ')}.`,
+      );
+    }
+    if (!satisfies(c, value)) {
+      throw new ParamError(
+        `The '${key}' parameter of ${estimator} must be ${describe(c)}. Got ${JSON.stringify(value)} instead.`,
+      );
+    }
+  }
+}
