@@ -82,7 +82,9 @@ export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
     classCounts: [789, 766, 736, 805, 768, 775, 773, 734, 755, 747, 739, 761, 792, 783, 753, 803, 783, 758, 748, 796, 813, 764, 752, 787, 786, 734],
     embedded: false,
     sources: [],
-    sha256: null,
+    // Canonical content of UCI Letter Recognition in UCI row order, made offline from Debian's
+    // r-cran-mlbench copy by scripts/fixtures/make_letter.py (tests/fixtures/data/letter.csv).
+    sha256: '56cd81c48b97e57b1ef8140b53839c2c78e7b3d7fbd197e03876c30a239307f8',
     labelColumn: 'class',
     classNames: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''),
     licence: UCI_LICENCE,
