@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `rac-bench` command: runs the TypeScript core under Node through tsx (a runtime
+// dependency), so `npx rac-bench ...` works right after `npm ci`, with no build step.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../src/cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,28 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { mergeRuns } from '../lib/suite/merge.ts';
+import { parseRun } from '../lib/suite/schema.ts';
+import { CliError, required } from './args.ts';
+
+export async function mergeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' } } });
+  const out = required(values, 'out');
+  if (positionals.length === 0) throw new CliError('merge needs at least one result file.');
+  const runs = positionals.map((file) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new CliError(`${file}: not a readable JSON file (${(e as Error).message}).`);
+    }
+    try {
+      return parseRun(json);
+    } catch (e) {
+      throw new CliError(`${file}: ${(e as Error).message}`);
+    }
+  });
+  const merged = mergeRuns(runs);
+  writeFileSync(out, `${JSON.stringify(merged)}\n`);
+  process.stderr.write(`Merged ${runs.length} files into ${merged.cells.length} cells: ${out}\n`);
+  return 0;
+}

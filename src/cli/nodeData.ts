@@ -1,0 +1,45 @@
+/** Dataset loading for the CLI: embedded iris/wine from the package, others from --data-dir. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { canonicalSha256, parseCanonicalCsv } from '../lib/data/canonical.ts';
+import { DATASETS, DATASET_IDS, isBuiltinDatasetId } from '../lib/data/registry.ts';
+import type { Dataset } from '../lib/types.ts';
+import { CliError } from './args.ts';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export function checkDatasetId(id: string): void {
+  if (!isBuiltinDatasetId(id)) {
+    throw new CliError(`Unknown dataset "${id}". Known datasets: ${DATASET_IDS.join(', ')}.`);
+  }
+}
+
+export async function loadDatasetNode(id: string, dataDir?: string): Promise<Dataset> {
+  checkDatasetId(id);
+  const info = DATASETS[id as keyof typeof DATASETS];
+  if (info.embedded && info.embeddedPath) {
+    const text = readFileSync(join(PACKAGE_ROOT, 'public', info.embeddedPath), 'utf8');
+    const ds = parseCanonicalCsv(id, text, info.classNames);
+    const sha256 = await canonicalSha256(ds);
+    if (info.sha256 && sha256 !== info.sha256) {
+      throw new CliError(`The embedded copy of ${id} does not match its pinned SHA-256 (${sha256} vs ${info.sha256}).`);
+    }
+    return { ...ds, sha256 };
+  }
+  if (!dataDir) {
+    throw new CliError(
+      `Dataset "${id}" is not embedded. Download it once (OpenML id ${info.origin.replace(/\D+/g, '')}) and pass ` +
+        `--data-dir DIR holding ${id}.pq (OpenML parquet) or ${id}.csv.`,
+    );
+  }
+  const candidates = [`${id}.pq`, `${id}.parquet`, `dataset_${info.origin.replace(/\D+/g, '')}.pq`, `${id}.csv`];
+  const found = candidates.map((f) => join(dataDir, f)).find((p) => existsSync(p));
+  if (!found) {
+    throw new CliError(`No file for "${id}" in ${dataDir}; looked for ${candidates.join(', ')}.`);
+  }
+  const bytes = new Uint8Array(readFileSync(found));
+  const format = found.endsWith('.csv') ? 'csv' : 'parquet';
+  const { loadDatasetFromBytes } = await import('../lib/data/index.ts');
+  return loadDatasetFromBytes(id, bytes, format);
+}

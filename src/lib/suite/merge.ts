@@ -1,0 +1,54 @@
+/** Joining shards: same plan and protocol, disjoint cells (a duplicate must be identical). */
+import { cellKey } from './plan.ts';
+import type { CellResult, RunRecord } from './schema.ts';
+
+function resultKey(c: CellResult): string {
+  return cellKey({ dataset: c.dataset.id, setting: c.setting, labels: c.labels, algorithm: c.algorithm.name, tIndex: c.t_index, seed: c.seed });
+}
+
+function planSignature(r: RunRecord): string {
+  const { mode, quirks, options } = r.plan;
+  return JSON.stringify({ mode, quirks, options });
+}
+
+export function mergeRuns(runs: readonly RunRecord[]): RunRecord {
+  if (runs.length === 0) throw new Error('Nothing to merge.');
+  const sig = planSignature(runs[0]);
+  const cells = new Map<string, CellResult>();
+  const hashes = new Map<string, string>();
+  for (const [i, run] of runs.entries()) {
+    if (planSignature(run) !== sig) {
+      throw new Error(`Run ${i + 1} uses a different protocol (mode, quirks or options); results that differ in these must not be pooled.`);
+    }
+    for (const c of run.cells) {
+      const prev = hashes.get(c.dataset.id);
+      if (prev && prev !== c.dataset.sha256) {
+        throw new Error(`Dataset ${c.dataset.id} has two different contents (SHA-256 ${prev} and ${c.dataset.sha256}); refusing to pool them.`);
+      }
+      hashes.set(c.dataset.id, c.dataset.sha256);
+      const key = resultKey(c);
+      const old = cells.get(key);
+      if (old && old.outcome.accuracy !== c.outcome.accuracy) {
+        throw new Error(`Cell ${key} appears twice with different accuracies (${old.outcome.accuracy} vs ${c.outcome.accuracy}).`);
+      }
+      cells.set(key, c);
+    }
+  }
+  const union = <T>(xs: T[][]) => [...new Set(xs.flat())];
+  const first = runs[0];
+  return {
+    ...first,
+    id: `merged-${first.id}`,
+    finished_at: runs.map((r) => r.finished_at ?? '').sort().at(-1) || null,
+    plan: {
+      ...first.plan,
+      datasets: union(runs.map((r) => r.plan.datasets)),
+      settings: union(runs.map((r) => r.plan.settings)),
+      labels: union(runs.map((r) => r.plan.labels)),
+      algorithms: union(runs.map((r) => r.plan.algorithms)),
+      seeds: union(runs.map((r) => r.plan.seeds)),
+      tIndices: union(runs.map((r) => r.plan.tIndices)),
+    },
+    cells: [...cells.values()],
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * A plan is the grid datasets × settings × labels × algorithms × t × seeds under one protocol.
+ * Cells are pure: the same coordinates give the same split everywhere, which is what makes runs
+ * resumable (skip finished keys), parallel (any worker takes any cell) and shardable.
+ */
+import type { ProtocolMode, Quirks, Setting } from '../types.ts';
+import { T_GRID } from '../types.ts';
+
+export interface PlanOptions {
+  takeZero: 'one-per-class' | 'empty';
+  t0Stream: 'per-class' | 'shared';
+  scaler: 'split' | 'labeled';
+  ssgmmSupport: 'zero' | 'ignore';
+}
+
+export interface RunPlanSpec {
+  preset: string;
+  datasets: string[];
+  settings: Setting[];
+  labels: number[];
+  algorithms: string[];
+  seeds: number[];
+  tIndices: number[];
+  mode: ProtocolMode;
+  quirks: Quirks;
+  options: PlanOptions;
+}
+
+export interface CellSpec {
+  key: string;
+  dataset: string;
+  setting: Setting;
+  labels: number;
+  algorithm: string;
+  tIndex: number;
+  seed: number;
+  /** Baselines fit once at t = 0; their other t cells copy that result (flattened_from_t0). */
+  derivedFromKey: string | null;
+}
+
+export function defaultPlanOptions(mode: ProtocolMode): PlanOptions {
+  return {
+    takeZero: 'one-per-class',
+    t0Stream: 'per-class',
+    scaler: mode === 'rsb' ? 'split' : 'labeled',
+    ssgmmSupport: 'zero',
+  };
+}
+
+export function cellKey(c: Pick<CellSpec, 'dataset' | 'setting' | 'labels' | 'algorithm' | 'tIndex' | 'seed'>): string {
+  return `${c.dataset}|${c.setting}|${c.labels}|${c.algorithm}|${c.tIndex}|${c.seed}`;
+}
+
+/**
+ * Every cell of the plan, in a stable order: dataset, setting, labels, algorithm, seed, t.
+ * `isBaseline(name)` marks supervised baselines (fit at t = 0 only).
+ */
+export function expandPlan(plan: RunPlanSpec, isBaseline: (algorithm: string) => boolean): CellSpec[] {
+  const cells: CellSpec[] = [];
+  for (const dataset of plan.datasets)
+    for (const setting of plan.settings)
+      for (const labels of plan.labels)
+        for (const algorithm of plan.algorithms)
+          for (const seed of plan.seeds)
+            for (const tIndex of plan.tIndices) {
+              const coords = { dataset, setting, labels, algorithm, tIndex, seed };
+              const derivedFromKey = isBaseline(algorithm) && tIndex !== 0 ? cellKey({ ...coords, tIndex: 0 }) : null;
+              cells.push({ key: cellKey(coords), ...coords, derivedFromKey });
+            }
+  return cells;
+}
+
+/** The cells that need a fit (derived baseline cells ride on their t = 0 cell). */
+export function fitCells(cells: readonly CellSpec[]): CellSpec[] {
+  const keys = new Set(cells.map((c) => c.key));
+  const out: CellSpec[] = [];
+  for (const c of cells) {
+    if (c.derivedFromKey === null) out.push(c);
+    // A baseline whose plan lacks t = 0 still needs that fit: run it under its own key's t = 0 twin.
+    else if (!keys.has(c.derivedFromKey) && !out.some((o) => o.key === c.derivedFromKey)) {
+      out.push({ ...c, key: c.derivedFromKey, tIndex: 0, derivedFromKey: null });
+    }
+  }
+  return out;
+}
+
+/**
+ * Shard i of n (1-based i, as in "--shard 2/4"): fit units dealt round-robin, so any job runner
+ * (a CI matrix, Slurm array jobs) can split a plan and `merge` joins the shards.
+ */
+export function shardCells(cells: readonly CellSpec[], index: number, count: number): CellSpec[] {
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`Shard count must be an integer >= 1; got ${count}.`);
+  if (!Number.isInteger(index) || index < 1 || index > count) {
+    throw new RangeError(`Shard index must be an integer in [1, ${count}]; got ${index}.`);
+  }
+  const units = new Map<string, number>();
+  let u = 0;
+  for (const c of cells) {
+    const unit = c.derivedFromKey ?? c.key;
+    if (!units.has(unit)) units.set(unit, u++);
+  }
+  return cells.filter((c) => units.get(c.derivedFromKey ?? c.key)! % count === index - 1);
+}
+
+export function tValue(tIndex: number): number {
+  const t = T_GRID[tIndex];
+  if (t === undefined) throw new RangeError(`t index must be 0..5; got ${tIndex}.`);
+  return t;
+}
