@@ -1,0 +1,96 @@
+/**
+ * P_T, the weighting over inconsistency degrees t for the expected accuracy EA (PROTOCOL.md §8.1):
+ * uniform on [0, 1] (EA = AUC), a Beta(α, β) density, or point masses on the 6 grid points.
+ */
+import { regularizedIncompleteBeta } from './incompleteBeta.ts';
+import { CURVE_POINTS, MetricInputError, STEP } from './curve.ts';
+import { T_GRID } from '../types.ts';
+
+export type PT = { kind: 'uniform' } | { kind: 'beta'; alpha: number; beta: number } | { kind: 'grid'; weights: number[] };
+
+export const UNIFORM_PT: PT = Object.freeze({ kind: 'uniform' });
+
+function isPositiveFinite(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0;
+}
+
+/** Throws a MetricInputError unless `pt` is a well-formed P_T. */
+export function validatePT(pt: unknown): asserts pt is PT {
+  if (pt === null || typeof pt !== 'object') {
+    throw new MetricInputError(`P_T: expected an object like { kind: 'uniform' }, got ${pt === null ? 'null' : typeof pt}.`);
+  }
+  const p = pt as Record<string, unknown>;
+  switch (p.kind) {
+    case 'uniform':
+      return;
+    case 'beta':
+      for (const key of ['alpha', 'beta'] as const) {
+        if (!isPositiveFinite(p[key])) {
+          throw new MetricInputError(`P_T beta: ${key} must be a finite number > 0, got ${String(p[key])}.`);
+        }
+      }
+      return;
+    case 'grid': {
+      const w = p.weights;
+      if (!Array.isArray(w) || w.length !== CURVE_POINTS) {
+        const got = Array.isArray(w) ? `${w.length} weights` : String(w);
+        throw new MetricInputError(`P_T grid: expected exactly ${CURVE_POINTS} weights (one per t), got ${got}.`);
+      }
+      w.forEach((v, i) => {
+        if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+          throw new MetricInputError(`P_T grid: weight ${i} must be a finite number ≥ 0, got ${String(v)}.`);
+        }
+      });
+      if (!((w as number[]).reduce((s, v) => s + v, 0) > 0)) {
+        throw new MetricInputError('P_T grid: the weights sum to 0; at least one weight must be positive.');
+      }
+      return;
+    }
+    default:
+      throw new MetricInputError(`P_T: unknown kind ${JSON.stringify(p.kind)}; expected 'uniform', 'beta' or 'grid'.`);
+  }
+}
+
+/** A plain copy of a validated P_T (stored with every EA). */
+export function copyPT(pt: PT): PT {
+  if (pt.kind === 'beta') return { kind: 'beta', alpha: pt.alpha, beta: pt.beta };
+  if (pt.kind === 'grid') return { kind: 'grid', weights: [...pt.weights] };
+  return { kind: 'uniform' };
+}
+
+/**
+ * ∫ P_T(t) A(t) dt for the piecewise-linear A through `a` under a Beta(α, β) density. PROTOCOL.md
+ * writes segment i as cᵢ + sᵢt with ∫ t·p(t) dt = G = α/(α+β) · I_t(α+1, β); we sum the same integral
+ * as aᵢ·ΔF + sᵢ·(ΔG − tᵢ·ΔF), which avoids the cancellation of the large cᵢ against sᵢ·ΔG.
+ */
+function betaExpectedAccuracy(a: readonly number[], alpha: number, beta: number): number {
+  const F = T_GRID.map((t) => regularizedIncompleteBeta(t, alpha, beta));
+  const G = T_GRID.map((t) => (alpha / (alpha + beta)) * regularizedIncompleteBeta(t, alpha + 1, beta));
+  let ea = 0;
+  for (let i = 0; i + 1 < CURVE_POINTS; i++) {
+    const s = (a[i + 1] - a[i]) / STEP;
+    const dF = F[i + 1] - F[i];
+    const dG = G[i + 1] - G[i];
+    ea += a[i] * dF + s * (dG - T_GRID[i] * dF);
+  }
+  return ea;
+}
+
+/** EA(P_T) of a checked curve; `auc` is its trapezoid AUC (EA under the uniform P_T). */
+export function expectedAccuracy(a: readonly number[], pt: PT, auc: number): number {
+  switch (pt.kind) {
+    case 'uniform':
+      return auc;
+    case 'beta':
+      return betaExpectedAccuracy(a, pt.alpha, pt.beta);
+    case 'grid': {
+      let num = 0;
+      let den = 0;
+      for (let i = 0; i < CURVE_POINTS; i++) {
+        num += pt.weights[i] * a[i];
+        den += pt.weights[i];
+      }
+      return num / den;
+    }
+  }
+}
