@@ -38,6 +38,18 @@ export interface DatasetInfo {
 
 const UCI_LICENCE = 'CC BY 4.0 (UCI Machine Learning Repository)';
 
+/**
+ * OpenML's parquet copy of dataset `id`: https://data.openml.org/datasets/<id div 10000, 4 digits>/<id, 4 digits>/dataset_<id>.pq
+ * (the layout OpenML's API gives as `parquet_url`), then the same object on OpenML's MinIO host as a fallback.
+ */
+function openmlParquetSources(id: number): DatasetSource[] {
+  const path = `datasets/${String(Math.floor(id / 10000)).padStart(4, '0')}/${String(id).padStart(4, '0')}/dataset_${id}.pq`;
+  return [
+    { format: 'parquet', url: `https://data.openml.org/${path}`, host: 'data.openml.org' },
+    { format: 'parquet', url: `https://openml1.win.tue.nl/${path}`, host: 'openml1.win.tue.nl (OpenML MinIO)' },
+  ];
+}
+
 export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
   iris: {
     id: 'iris',
@@ -81,11 +93,12 @@ export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
     k: 26,
     classCounts: [789, 766, 736, 805, 768, 775, 773, 734, 755, 747, 739, 761, 792, 783, 753, 803, 783, 758, 748, 796, 813, 764, 752, 787, 786, 734],
     embedded: false,
-    sources: [],
+    sources: openmlParquetSources(6),
     // Canonical content of UCI Letter Recognition in UCI row order, made offline from Debian's
     // r-cran-mlbench copy by scripts/fixtures/make_letter.py (tests/fixtures/data/letter.csv).
     sha256: '56cd81c48b97e57b1ef8140b53839c2c78e7b3d7fbd197e03876c30a239307f8',
     labelColumn: 'class',
+    featureNames: ['x-box', 'y-box', 'width', 'high', 'onpix', 'x-bar', 'y-bar', 'x2bar', 'y2bar', 'xybar', 'x2ybr', 'xy2br', 'x-ege', 'xegvy', 'y-ege', 'yegvx'],
     classNames: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''),
     licence: UCI_LICENCE,
     citation: 'Slate, D. (1991). Letter Recognition [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C5ZP40',
@@ -99,7 +112,7 @@ export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
     k: 7,
     classCounts: [211840, 283301, 35754, 2747, 9493, 17367, 20510],
     embedded: false,
-    sources: [],
+    sources: openmlParquetSources(1596),
     sha256: null,
     labelColumn: 'class',
     classNames: ['1', '2', '3', '4', '5', '6', '7'],

@@ -1,0 +1,44 @@
+/**
+ * The one IndexedDB database of RAC Bench ('rac-bench'). Every store is created by a numbered
+ * migration below; the database version is the number of migrations. To add a store (results,
+ * run checkpoints, ...): APPEND a migration (never edit an old one) and use its store name.
+ * Existing users then upgrade step by step from their version, keeping their data.
+ */
+import { openDB, type IDBPDatabase, type IDBPTransaction } from 'idb';
+
+export const RAC_DB_NAME = 'rac-bench';
+
+export const STORE = {
+  /** Full cached datasets (DatasetRecord), keyed by dataset id. */
+  datasets: 'datasets',
+  /** Small summaries of the same entries (DatasetMeta), so listing never reads the big arrays. */
+  datasetMeta: 'dataset-meta',
+} as const;
+
+type Migration = (db: IDBPDatabase, tx: IDBPTransaction<unknown, string[], 'versionchange'>) => void;
+
+/** MIGRATIONS[v] upgrades a database from version v to v+1. Append only. */
+export const MIGRATIONS: readonly Migration[] = [
+  (db) => {
+    db.createObjectStore(STORE.datasets, { keyPath: 'id' });
+    db.createObjectStore(STORE.datasetMeta, { keyPath: 'id' });
+  },
+];
+
+export const RAC_DB_VERSION = MIGRATIONS.length;
+
+/**
+ * Opens (and upgrades) the database. A connection closes itself when another tab needs a newer
+ * version, so an upgrade is never blocked forever; the next open gets the new version.
+ */
+export function openRacDb(name: string = RAC_DB_NAME): Promise<IDBPDatabase> {
+  return openDB(name, RAC_DB_VERSION, {
+    upgrade(db, oldVersion, newVersion, tx) {
+      const target = newVersion ?? RAC_DB_VERSION;
+      for (let v = oldVersion; v < target; v++) MIGRATIONS[v](db, tx as IDBPTransaction<unknown, string[], 'versionchange'>);
+    },
+    blocking(_current, _blocked, event) {
+      (event.target as IDBDatabase).close();
+    },
+  });
+}
