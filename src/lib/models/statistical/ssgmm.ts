@@ -1,0 +1,276 @@
+/**
+ * SSGMM: semi-supervised Gaussian mixture, one full-covariance component per class, fitted by EM
+ * where labeled rows keep their class and unlabeled rows get responsibilities (PROTOCOL.md §7.1;
+ * LAMDA-SSL's `SSGMM`).
+ *
+ * - Init from L: α_c = n_c/|L|, μ_c = class mean, Σ_c = MLE covariance (÷ n_c, usually singular).
+ * - Densities use the singular-tolerant rule of scipy's `multivariate_normal(allow_singular=True)`
+ *   (see linalg/singularGaussian.ts); option `ssgmmSupport: 'ignore'` skips the support test.
+ * - E-step on U only: γ_jc = α_c N_c(x_j) / Σ α N; a zero denominator gives γ_jc = α_c/k (not
+ *   normalised, as the original). The E-step is the same under both quirks.
+ * - M-step as §7.1; stop when every |Δα_c/α_c| ≤ tol (relative to the previous α_c).
+ * - Predict: p(c|x) ∝ N_c(x) without α under quirks 'rsb', α_c N_c(x) via log-sum-exp under 'fixed'.
+ *   Rows whose unstabilised scores are all 0 (or NaN) are degenerate: counted in info().nNanRows and
+ *   given a uniform row (argmax → the first class), under 'fixed' only when every log score is −∞.
+ * - Classes with no labeled row (covertype class 3) are *absent*: α_c = 0 for the whole fit, they
+ *   receive no responsibility, have density 0, probability 0, and are skipped by the stop rule;
+ *   uniform rows spread over the present classes only. Listed in info().absentClasses.
+ *
+ * @see X. Zhu, "Semi-supervised learning literature survey" §3 (generative models); LAMDA-SSL SSGMM.
+ * @example
+ * const m = new SSGMM({ tol: 1e-5 });
+ * await m.fit(Xl, yl, Xu, 3, { rng: mt(0) });
+ * const p = await m.predictProba(Xtest); // n × 3
+ */
+import { logDensity, singularGaussian, type SingularGaussian } from '../../linalg/singularGaussian.ts';
+import type { Matrix } from '../../types.ts';
+import { NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
+
+export interface SSGMMParams {
+  /** Stop when every |Δα_c/α_c| ≤ tol. Default 1e-5. */
+  tol: number;
+  /** Maximum EM iterations. Default 300. */
+  maxIter: number;
+  /** 'zero': points off a singular covariance's support have density 0 (scipy); 'ignore': no test. */
+  ssgmmSupport: 'zero' | 'ignore';
+}
+
+export const SSGMM_DEFAULTS: Readonly<SSGMMParams> = Object.freeze({ tol: 1e-5, maxIter: 300, ssgmmSupport: 'zero' });
+
+export const SSGMM_CONSTRAINTS: ConstraintTable = {
+  tol: interval(0, undefined, 'left'),
+  maxIter: integerIn(1),
+  ssgmmSupport: oneOf('zero', 'ignore'),
+};
+
+interface SSGMMFitted {
+  k: number;
+  d: number;
+  alpha: Float64Array;
+  /** One Gaussian per class, null for absent classes. */
+  comps: (SingularGaussian | null)[];
+  quirks: 'rsb' | 'fixed';
+}
+
+export class SSGMM implements Estimator {
+  readonly name = 'ssgmm';
+  readonly params: SSGMMParams;
+  private fitted: SSGMMFitted | null = null;
+  private lastInfo: FitInfo = {};
+
+  constructor(params: Partial<SSGMMParams> = {}) {
+    this.params = { ...SSGMM_DEFAULTS, ...params };
+  }
+
+  get hyper(): Record<string, unknown> {
+    return { ...this.params };
+  }
+
+  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
+    validateParams('SSGMM', SSGMM_CONSTRAINTS, { ...this.params });
+    checkInputs(Xl, yl, Xu, k);
+    const { tol, maxIter, ssgmmSupport } = this.params;
+    const quirks = ctx.quirks ?? 'rsb';
+    const checkSupport = ssgmmSupport === 'zero';
+    const d = Xl.cols;
+    const nl = Xl.rows;
+    const nu = Xu.rows;
+    const xl = Float64Array.from(Xl.data);
+    const xu = Float64Array.from(Xu.data);
+
+    const counts = new Float64Array(k);
+    for (let i = 0; i < nl; i++) counts[yl[i]]++;
+    const present: number[] = [];
+    for (let c = 0; c < k; c++) if (counts[c] > 0) present.push(c);
+    const absentClasses = Array.from({ length: k }, (_, c) => c).filter((c) => counts[c] === 0);
+
+    const alpha = new Float64Array(k);
+    for (const c of present) alpha[c] = counts[c] / nl;
+    const gamma = new Float64Array(nu * k);
+    // Initial components: labeled rows only (γ = 0).
+    let comps = mStep(xl, yl, xu, gamma, counts, present, k, d, null);
+
+    const num = new Float64Array(k);
+    const work = new Float64Array(d);
+    let nIter = 0;
+    let converged = false;
+    let nZeroDenominator = 0;
+    for (let it = 0; it < maxIter; it++) {
+      throwIfAborted(ctx.signal);
+      if (ctx.signal && it % 10 === 9) await yieldToEventLoop();
+      // E-step on U.
+      nZeroDenominator = 0;
+      for (let j = 0; j < nu; j++) {
+        let denom = 0;
+        for (const c of present) {
+          num[c] = alpha[c] * Math.exp(logDensity(comps[c]!, xu, j * d, checkSupport, work));
+          denom += num[c];
+        }
+        if (denom === 0) nZeroDenominator++;
+        for (let c = 0; c < k; c++) {
+          if (counts[c] === 0) gamma[j * k + c] = 0;
+          else gamma[j * k + c] = denom === 0 ? alpha[c] / k : num[c] / denom;
+        }
+      }
+      // M-step.
+      const newAlpha = new Float64Array(k);
+      comps = mStep(xl, yl, xu, gamma, counts, present, k, d, newAlpha);
+      nIter = it + 1;
+      let done = true;
+      for (const c of present) {
+        if (!(Math.abs((newAlpha[c] - alpha[c]) / alpha[c]) <= tol)) done = false;
+      }
+      alpha.set(newAlpha);
+      ctx.onProgress?.({ fraction: nIter / maxIter, message: `EM iteration ${nIter}` });
+      if (done) {
+        converged = true;
+        break;
+      }
+    }
+
+    this.fitted = { k, d, alpha, comps, quirks };
+    const warnings: string[] = [];
+    if (!converged) warnings.push(`SSGMM did not converge in maxIter=${maxIter} EM iterations.`);
+    this.lastInfo = {
+      nIter,
+      converged,
+      warnings,
+      ssgmmSupport,
+      quirks,
+      absentClasses,
+      alpha: Array.from(alpha),
+      ranks: comps.map((g) => (g ? g.rank : 0)),
+      nZeroDenominatorLastEStep: nZeroDenominator,
+    };
+    ctx.onProgress?.({ fraction: 1, message: 'SSGMM fitted' });
+    return this;
+  }
+
+  async predictProba(X: Matrix): Promise<Float32Array> {
+    const f = this.fitted;
+    if (!f) throw new NotFittedError('SSGMM');
+    if (X.cols !== f.d) {
+      throw new RangeError(`SSGMM.predictProba: X has ${X.cols} features, but SSGMM was fitted with ${f.d} features.`);
+    }
+    const { k, d, alpha, comps, quirks } = f;
+    const checkSupport = this.params.ssgmmSupport === 'zero';
+    const present = comps.map((g, c) => (g ? c : -1)).filter((c) => c >= 0);
+    const out = new Float32Array(X.rows * k);
+    const logs = new Float64Array(k);
+    const lin = new Float64Array(k);
+    const work = new Float64Array(d);
+    let nNanRows = 0;
+    for (let i = 0; i < X.rows; i++) {
+      let linSum = 0;
+      let maxLog = -Infinity;
+      for (const c of present) {
+        const l = logDensity(comps[c]!, X.data, i * d, checkSupport, work);
+        // 'rsb' scores the density alone (the original's missing prior); 'fixed' adds log α_c.
+        logs[c] = quirks === 'fixed' ? l + Math.log(alpha[c]) : l;
+        lin[c] = quirks === 'fixed' ? alpha[c] * Math.exp(l) : Math.exp(l);
+        linSum += lin[c];
+        if (logs[c] > maxLog) maxLog = logs[c];
+      }
+      const degenerate = !(linSum > 0) || !Number.isFinite(linSum);
+      if (degenerate) nNanRows++;
+      const row = i * k;
+      if (quirks === 'rsb' && !degenerate) {
+        for (const c of present) out[row + c] = lin[c] / linSum;
+      } else if (quirks === 'fixed' && maxLog > -Infinity && Number.isFinite(maxLog)) {
+        let s = 0;
+        for (const c of present) s += Math.exp(logs[c] - maxLog);
+        for (const c of present) out[row + c] = Math.exp(logs[c] - maxLog) / s;
+      } else {
+        for (const c of present) out[row + c] = 1 / present.length;
+      }
+    }
+    this.lastInfo = { ...this.lastInfo, nNanRows };
+    return out;
+  }
+
+  info(): FitInfo {
+    return { ...this.lastInfo };
+  }
+
+  dispose(): void {
+    this.fitted = null;
+  }
+}
+
+/**
+ * M-step (also the init when γ ≡ 0): weights 1 for labeled rows of class c, γ_jc for unlabeled row j.
+ * Writes α_c = N_c/(|L|+|U|) into `alphaOut` when given.
+ */
+function mStep(
+  xl: Float64Array,
+  yl: Int32Array,
+  xu: Float64Array,
+  gamma: Float64Array,
+  counts: Float64Array,
+  present: number[],
+  k: number,
+  d: number,
+  alphaOut: Float64Array | null,
+): (SingularGaussian | null)[] {
+  const nl = yl.length;
+  const nu = gamma.length / k;
+  const comps: (SingularGaussian | null)[] = new Array(k).fill(null);
+  const diff = new Float64Array(d);
+  for (const c of present) {
+    let Nc = counts[c];
+    for (let j = 0; j < nu; j++) Nc += gamma[j * k + c];
+    const mu = new Float64Array(d);
+    for (let i = 0; i < nl; i++) {
+      if (yl[i] !== c) continue;
+      for (let a = 0; a < d; a++) mu[a] += xl[i * d + a];
+    }
+    for (let j = 0; j < nu; j++) {
+      const g = gamma[j * k + c];
+      if (g === 0) continue;
+      for (let a = 0; a < d; a++) mu[a] += g * xu[j * d + a];
+    }
+    for (let a = 0; a < d; a++) mu[a] /= Nc;
+    const cov = new Float64Array(d * d);
+    const addScatter = (x: Float64Array, off: number, w: number): void => {
+      for (let a = 0; a < d; a++) diff[a] = x[off + a] - mu[a];
+      for (let a = 0; a < d; a++) {
+        const wa = w * diff[a];
+        for (let b = a; b < d; b++) cov[a * d + b] += wa * diff[b];
+      }
+    };
+    for (let i = 0; i < nl; i++) if (yl[i] === c) addScatter(xl, i * d, 1);
+    for (let j = 0; j < nu; j++) {
+      const g = gamma[j * k + c];
+      if (g !== 0) addScatter(xu, j * d, g);
+    }
+    for (let a = 0; a < d; a++) {
+      for (let b = a; b < d; b++) {
+        cov[a * d + b] /= Nc;
+        cov[b * d + a] = cov[a * d + b];
+      }
+    }
+    comps[c] = singularGaussian(mu, cov, d);
+    if (alphaOut) alphaOut[c] = Nc / (nl + nu);
+  }
+  return comps;
+}
+
+function checkInputs(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number): void {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`SSGMM.fit: k must be a positive integer; got ${k}.`);
+  if (Xl.rows < 1) throw new RangeError('SSGMM.fit: Xl must have at least one labeled row; got 0.');
+  if (yl.length !== Xl.rows) {
+    throw new RangeError(`SSGMM.fit: yl has ${yl.length} labels but Xl has ${Xl.rows} rows.`);
+  }
+  if (Xu.rows > 0 && Xu.cols !== Xl.cols) {
+    throw new RangeError(`SSGMM.fit: Xu has ${Xu.cols} features but Xl has ${Xl.cols}.`);
+  }
+  for (let i = 0; i < yl.length; i++) {
+    if (!(yl[i] >= 0 && yl[i] < k)) throw new RangeError(`SSGMM.fit: labels must be in 0..${k - 1}; got ${yl[i]} at row ${i}.`);
+  }
+}
+
+/** Lets an abort message reach a worker between iterations. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
