@@ -1,0 +1,197 @@
+/**
+ * Gradient boosting as xgboost 1.7's `gbtree` with `binary:logistic` (k = 2, one tree per round)
+ * or `multi:softprob` (k > 2, one tree per class per round), in float32 wherever xgboost is:
+ *
+ * - margins start at base_score (softprob: 0.5 per class; logistic: logit(0.5) = 0) and each
+ *   round's leaf values are added in float32, tree after tree (the predictor's order);
+ * - gradients of a round come from the margins before the round: softmax with xgboost's quirks
+ *   (max seeded with FLT_MIN, float64 sum of float32 exps), g = p − [y = c], h = max(2p(1−p), 1e-16),
+ *   both times the sample weight; logistic: g = p − y, h = max(p(1−p), 1e-16) · w;
+ * - the model always has k outputs, also when a class has no row (it only gets pushed down),
+ *   which is how xgboost behaves with `num_class = k` set explicitly.
+ */
+import { growTree, sortColumns, treeLeafValue, TreeWorkspace, type Tree, type TreeParams } from './gbdtTree.ts';
+
+const f32 = Math.fround;
+const FLT_MIN = 1.1754943508222875e-38;
+const EPS16 = Math.fround(1e-16);
+
+export interface BoostParams {
+  nEstimators: number;
+  maxDepth: number;
+  learningRate: number;
+  regLambda: number;
+  regAlpha: number;
+  gamma: number;
+  minChildWeight: number;
+  baseScore: number;
+}
+
+export interface BoosterModel {
+  k: number;
+  d: number;
+  /** k = 2: one tree per round; otherwise k trees per round, tree r·k + c for class c. */
+  trees: Tree[];
+  /** Margin every row starts from (per output). */
+  baseMargin: number;
+  objective: 'binary:logistic' | 'multi:softprob';
+}
+
+/** expf, correctly rounded in nearly every case (float64 exp, then to float32). */
+const expf = (x: number): number => f32(Math.exp(x));
+
+function treeParams(p: BoostParams): TreeParams {
+  return {
+    maxDepth: p.maxDepth,
+    eta: f32(p.learningRate),
+    regLambda: f32(p.regLambda),
+    regAlpha: f32(p.regAlpha),
+    gamma: f32(p.gamma),
+    minChildWeight: f32(p.minChildWeight),
+  };
+}
+
+export function baseMarginOf(p: BoostParams, k: number): number {
+  if (k === 2) {
+    const b = f32(p.baseScore);
+    return f32(-Math.log(f32(f32(1 / b) - 1)));
+  }
+  return f32(p.baseScore);
+}
+
+/** Softmax gradients of one row into grad/hess (class-major: index c·n + r). */
+function softmaxGradients(
+  margins: Float32Array,
+  y: Int32Array,
+  w: Float32Array | null,
+  n: number,
+  k: number,
+  grad: Float32Array,
+  hess: Float32Array,
+): void {
+  for (let r = 0; r < n; r++) {
+    const o = r * k;
+    let wmax = FLT_MIN;
+    for (let c = 0; c < k; c++) wmax = Math.max(margins[o + c], wmax);
+    let wsum = 0;
+    for (let c = 0; c < k; c++) wsum += expf(f32(margins[o + c] - wmax));
+    const sum32 = f32(wsum);
+    const wt = w ? w[r] : 1;
+    const label = y[r];
+    for (let c = 0; c < k; c++) {
+      const p = f32(expf(f32(margins[o + c] - wmax)) / sum32);
+      const h = Math.max(f32(f32(f32(2 * p) * f32(1 - p)) * wt), EPS16);
+      const g = label === c ? f32(p - 1) : p;
+      grad[c * n + r] = f32(g * wt);
+      hess[c * n + r] = h;
+    }
+  }
+}
+
+function sigmoid(x: number): number {
+  return f32(1 / f32(expf(f32(-x)) + 1));
+}
+
+function logisticGradients(
+  margins: Float32Array,
+  y: Int32Array,
+  w: Float32Array | null,
+  n: number,
+  grad: Float32Array,
+  hess: Float32Array,
+): void {
+  for (let r = 0; r < n; r++) {
+    const p = sigmoid(margins[r]);
+    const wt = w ? w[r] : 1;
+    grad[r] = f32(f32(p - y[r]) * wt);
+    hess[r] = f32(Math.max(f32(p * f32(1 - p)), EPS16) * wt);
+  }
+}
+
+export interface BoostHooks {
+  /** Called after every round (for abort checks and progress); throwing stops the fit. */
+  afterRound?: (round: number) => void;
+}
+
+/**
+ * Trains a booster on row-major float32 X (n × d) with labels 0..k−1 and optional sample weights
+ * (float32, as a DMatrix stores them).
+ */
+export function trainBooster(
+  X: Float32Array,
+  n: number,
+  d: number,
+  y: Int32Array,
+  weights: Float32Array | null,
+  k: number,
+  p: BoostParams,
+  hooks: BoostHooks = {},
+): BoosterModel {
+  const tp = treeParams(p);
+  const nOut = k === 2 ? 1 : k;
+  const baseMargin = baseMarginOf(p, k);
+  const margins = new Float32Array(n * nOut).fill(baseMargin);
+  const grad = new Float32Array(n * nOut);
+  const hess = new Float32Array(n * nOut);
+  const cols = sortColumns(X, n, d);
+  const ws = new TreeWorkspace(n, p.maxDepth);
+  const trees: Tree[] = [];
+  for (let round = 0; round < p.nEstimators; round++) {
+    if (k === 2) logisticGradients(margins, y, weights, n, grad, hess);
+    else softmaxGradients(margins, y, weights, n, k, grad, hess);
+    for (let c = 0; c < nOut; c++) {
+      const tree = growTree(cols, grad.subarray(c * n, (c + 1) * n), hess.subarray(c * n, (c + 1) * n), tp, ws);
+      trees.push(tree);
+      for (let r = 0; r < n; r++) {
+        margins[r * nOut + c] = f32(margins[r * nOut + c] + treeLeafValue(tree, X, r * d));
+      }
+    }
+    hooks.afterRound?.(round);
+  }
+  return { k, d, trees, baseMargin, objective: k === 2 ? 'binary:logistic' : 'multi:softprob' };
+}
+
+/** Raw margins (n × outputs; outputs = 1 for k = 2), float32 sums in tree order. */
+export function predictMargins(model: BoosterModel, X: Float32Array, n: number): Float32Array {
+  const { d, trees } = model;
+  const nOut = model.k === 2 ? 1 : model.k;
+  const out = new Float32Array(n * nOut).fill(model.baseMargin);
+  for (let r = 0; r < n; r++) {
+    const o = r * nOut;
+    const off = r * d;
+    for (let t = 0; t < trees.length; t++) {
+      const c = t % nOut;
+      out[o + c] = f32(out[o + c] + treeLeafValue(trees[t], X, off));
+    }
+  }
+  return out;
+}
+
+/** n × k probabilities: softmax (xgboost's float32 Softmax) or [1 − p, p] for k = 2. */
+export function predictBoosterProba(model: BoosterModel, X: Float32Array, n: number): Float32Array {
+  const k = model.k;
+  const m = predictMargins(model, X, n);
+  const out = new Float32Array(n * k);
+  if (k === 2) {
+    for (let r = 0; r < n; r++) {
+      const p1 = sigmoid(m[r]);
+      out[r * 2] = f32(1 - p1);
+      out[r * 2 + 1] = p1;
+    }
+    return out;
+  }
+  for (let r = 0; r < n; r++) {
+    const o = r * k;
+    let wmax = m[o];
+    for (let c = 1; c < k; c++) wmax = Math.max(m[o + c], wmax);
+    let wsum = 0;
+    for (let c = 0; c < k; c++) {
+      const e = expf(f32(m[o + c] - wmax));
+      out[o + c] = e;
+      wsum += e;
+    }
+    const s = f32(wsum);
+    for (let c = 0; c < k; c++) out[o + c] = f32(out[o + c] / s);
+  }
+  return out;
+}
