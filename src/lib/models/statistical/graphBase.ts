@@ -1,0 +1,417 @@
+/**
+ * Shared base of LabelPropagation and LabelSpreading: scikit-learn 1.2.1's
+ * `BaseLabelPropagation.fit` / `predict_proba` (rbf kernel), PROTOCOL.md §7.1. The variants supply
+ * one step, `buildGraph` (how W becomes the iteration matrix), plus the `variant` flag that picks the
+ * update rule (propagation: normalise rows and clamp L; spreading: αGF + (1−α)F⁰).
+ *
+ * The model always outputs k columns; a class without labeled rows keeps an all-zero column
+ * (sklearn's `classes_` holds only labeled classes; its columns are ours restricted to them).
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { Matrix } from '../../types.ts';
+import {
+  NotFittedError,
+  argmaxRows,
+  throwIfAborted,
+  type Estimator,
+  type FitContext,
+  type FitInfo,
+} from '../estimator.ts';
+import { ParamError, integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
+import {
+  BlockedGraph,
+  affinity64,
+  applySpec64,
+  matMulGF64,
+  sqDistRow,
+  stackRows64,
+  type Degrees,
+  type GraphSpec,
+} from './graphKernel.ts';
+
+export type { Degrees, GraphSpec } from './graphKernel.ts';
+
+export interface GraphParams {
+  /** Affinity kernel; only 'rbf' (sklearn `kernel`). Default 'rbf'. */
+  kernel: 'rbf';
+  /** RBF width γ in exp(−γ‖x−x'‖²), ≥ 0 (sklearn `gamma`). `rsb` default 1; `readme` 20. */
+  gamma: number;
+  /** Maximum number of iterations, integer ≥ 1 (sklearn `max_iter`). `rsb` default 10 000. */
+  maxIter: number;
+  /** Stop when Σ|F − F_prev| < tol, ≥ 0 (sklearn `tol`). Default 1e-3. */
+  tol: number;
+}
+
+/** sklearn's `BaseLabelPropagation._parameter_constraints` for the parameters we expose. */
+export const GRAPH_CONSTRAINTS: ConstraintTable = {
+  kernel: oneOf('rbf'),
+  gamma: interval(0, undefined, 'left'),
+  maxIter: integerIn(1),
+  tol: interval(0, undefined, 'left'),
+};
+
+/** How the graph is computed; does not change the algorithm, only precision and memory. */
+export interface GraphComputeOptions {
+  /** 'auto': float64 JS up to `float64MaxRows` rows, float32 tfjs above. */
+  precision: 'auto' | 'float64' | 'float32';
+  float64MaxRows: number;
+  /** Rows per block of the tfjs graph (B×n tensors). */
+  blockRows: number;
+  /** Cache the whole float32 graph on the backend when n²·4 bytes fit this budget. */
+  cacheBytes: number;
+}
+
+export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.freeze({
+  precision: 'auto',
+  float64MaxRows: 4096,
+  blockRows: 1024,
+  cacheBytes: 512 * 1024 * 1024,
+});
+
+/** Everything learned by `fit` (sklearn's trailing-underscore attributes). */
+interface GraphFitted {
+  k: number;
+  d: number;
+  n: number;
+  precision: 'float64' | 'float32';
+  nIter: number;
+  converged: boolean;
+  /** float64 path: training rows and F (n×k). */
+  X64?: Float64Array;
+  F64?: Float64Array;
+  /** float32 path: graph (training rows on the backend) and F (n×k) tensor. */
+  graph?: BlockedGraph;
+  F32?: tf.Tensor2D;
+}
+
+/** Smallest γ·d² whose exp underflows to 0 in float64 is just above 745.13. */
+function underflows64(gamma: number, d2: number): boolean {
+  return Math.exp(-gamma * d2) === 0;
+}
+
+/** Yield to the event loop so an abort posted to the worker can land. */
+const yieldToLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+
+export abstract class GraphEstimatorBase<P extends GraphParams> implements Estimator {
+  abstract readonly name: string;
+  /** Which update rule the loop applies (sklearn `_variant`). */
+  protected abstract readonly variant: 'propagation' | 'spreading';
+  /** The validation table for this variant's params. */
+  protected abstract readonly constraints: ConstraintTable;
+  /** The one step the variants differ in: normalisation of the affinity into the iteration matrix. */
+  protected abstract buildGraph(deg: Degrees): GraphSpec;
+
+  readonly params: Readonly<P>;
+  readonly compute: Readonly<GraphComputeOptions>;
+  protected fitted: GraphFitted | null = null;
+  private fitting = false;
+  private lastInfo: FitInfo = {};
+  private quirks: 'rsb' | 'fixed' = 'rsb';
+
+  protected constructor(defaults: P, params: Partial<P>, compute: Partial<GraphComputeOptions>) {
+    this.params = Object.freeze({ ...defaults, ...params });
+    this.compute = Object.freeze({ ...GRAPH_COMPUTE_DEFAULTS, ...compute });
+  }
+
+  get hyper(): Record<string, unknown> {
+    return { ...this.params };
+  }
+
+  /** Clamping weight for spreading; propagation ignores it. */
+  protected get alpha(): number {
+    return 1;
+  }
+
+  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
+    if (this.fitting) throw new Error(`${this.name}: fit is already running on this instance.`);
+    validateParams(this.name, this.constraints, this.params as unknown as Record<string, unknown>);
+    checkInputs(this.name, Xl, yl, Xu, k);
+    this.fitting = true;
+    try {
+      this.releaseFitted();
+      this.quirks = ctx.quirks ?? 'rsb';
+      const n = Xl.rows + Xu.rows;
+      const precision =
+        this.compute.precision === 'auto'
+          ? n <= this.compute.float64MaxRows
+            ? 'float64'
+            : 'float32'
+          : this.compute.precision;
+      const fitted =
+        precision === 'float64' ? await this.fit64(Xl, yl, Xu, k, ctx) : await this.fit32(Xl, yl, Xu, k, ctx);
+      this.fitted = fitted;
+      const warnings = fitted.converged ? [] : [`max_iter=${this.params.maxIter} was reached without convergence.`];
+      this.lastInfo = {
+        nIter: fitted.nIter,
+        converged: fitted.converged,
+        warnings,
+        floatPrecision: precision,
+        graphRows: n,
+        ...(precision === 'float32' ? { blockRows: this.compute.blockRows, graphCached: fitted.graph!.cached } : {}),
+      };
+      ctx.onProgress?.({ fraction: 1, message: `${this.name}: ${fitted.nIter} iterations` });
+      return this;
+    } finally {
+      this.fitting = false;
+    }
+  }
+
+  /** F⁰ (one-hot on L rows, zero on U) and the static term the loop adds back. */
+  private initialF(yl: Int32Array, n: number, k: number): { F0: Float64Array; Y: Float64Array } {
+    const F0 = new Float64Array(n * k);
+    for (let i = 0; i < yl.length; i++) F0[i * k + yl[i]] = 1;
+    const Y = Float64Array.from(F0);
+    if (this.variant === 'spreading') for (let i = 0; i < Y.length; i++) Y[i] *= 1 - this.alpha;
+    return { F0, Y };
+  }
+
+  /** Progress and event-loop yields every `stride` iterations (≈ a fixed amount of work). */
+  private stride(n: number, k: number): number {
+    return Math.max(1, Math.floor(2e7 / Math.max(1, n * n * k)));
+  }
+
+  private async fit64(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<GraphFitted> {
+    const { gamma, maxIter, tol } = this.params;
+    const d = Xl.cols;
+    const n = Xl.rows + Xu.rows;
+    const nl = Xl.rows;
+    const X64 = stackRows64(Xl, Xu);
+    const { W, deg } = affinity64(X64, n, d, gamma);
+    const G = applySpec64(W, n, this.buildGraph(deg));
+    const { F0, Y } = this.initialF(yl, n, k);
+    let F: Float64Array = F0;
+    let prev: Float64Array = new Float64Array(n * k);
+    let next: Float64Array = new Float64Array(n * k);
+    const stride = this.stride(n, k);
+    let nIter = 0;
+    let converged = false;
+    for (let it = 0; it < maxIter; it++) {
+      nIter = it;
+      let diff = 0;
+      for (let i = 0; i < F.length; i++) diff += Math.abs(F[i] - prev[i]);
+      if (diff < tol) {
+        converged = true;
+        break;
+      }
+      if (it % stride === 0) {
+        ctx.onProgress?.({ fraction: it / maxIter, message: `${this.name}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
+        await yieldToLoop();
+        throwIfAborted(ctx.signal);
+      }
+      matMulGF64(G, F, n, k, next);
+      if (this.variant === 'propagation') {
+        normaliseRows64(next, n, k);
+        next.set(Y.subarray(0, nl * k), 0);
+      } else {
+        const a = this.alpha;
+        for (let i = 0; i < next.length; i++) next[i] = a * next[i] + Y[i];
+      }
+      // Rotate buffers: prev ← F, F ← next.
+      const old = prev;
+      prev = F;
+      F = next;
+      next = old;
+    }
+    if (!converged) nIter = maxIter;
+    normaliseRows64(F, n, k);
+    return { k, d, n, precision: 'float64', nIter, converged, X64, F64: F };
+  }
+
+  private async fit32(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<GraphFitted> {
+    const { gamma, maxIter, tol } = this.params;
+    const d = Xl.cols;
+    const n = Xl.rows + Xu.rows;
+    const nl = Xl.rows;
+    const Xall = new Float32Array(n * d);
+    Xall.set(Xl.data, 0);
+    Xall.set(Xu.data, nl * d);
+    const graph = new BlockedGraph(Xall, n, d, gamma, this.compute.blockRows);
+    let F: tf.Tensor2D | null = null;
+    let prev: tf.Tensor2D | null = null;
+    const statics: tf.Tensor[] = [];
+    try {
+      const deg = await graph.degrees(ctx.signal);
+      throwIfAborted(ctx.signal);
+      graph.setSpec(this.buildGraph(deg), this.compute.cacheBytes);
+      const { F0, Y } = this.initialF(yl, n, k);
+      const Yt = tf.tensor2d(Float32Array.from(Y), [n, k]);
+      const unlabeled = tf.tensor2d(Float32Array.from({ length: n }, (_, i) => (i < nl ? 0 : 1)), [n, 1]);
+      statics.push(Yt, unlabeled);
+      F = tf.tensor2d(Float32Array.from(F0), [n, k]);
+      prev = tf.zeros([n, k]);
+      const stride = Math.max(1, Math.floor(this.stride(n, k) / 4));
+      let nIter = 0;
+      let converged = false;
+      for (let it = 0; it < maxIter; it++) {
+        nIter = it;
+        const diffT = tf.tidy(() => F!.sub(prev!).abs().sum());
+        const diff = (await diffT.data())[0];
+        diffT.dispose();
+        if (diff < tol) {
+          converged = true;
+          break;
+        }
+        if (it % stride === 0) {
+          ctx.onProgress?.({ fraction: it / maxIter, message: `${this.name}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
+          await yieldToLoop();
+        }
+        throwIfAborted(ctx.signal);
+        const cur: tf.Tensor2D = F;
+        const next: tf.Tensor2D = tf.tidy(() => {
+          const GF = graph.multiply(cur);
+          if (this.variant === 'propagation') return normaliseRowsT(GF).mul(unlabeled).add(Yt) as tf.Tensor2D;
+          return GF.mul(this.alpha).add(Yt) as tf.Tensor2D;
+        });
+        prev.dispose();
+        prev = cur;
+        F = next;
+      }
+      if (!converged) nIter = maxIter;
+      const Fn = tf.tidy(() => normaliseRowsT(F!));
+      F.dispose();
+      F = null;
+      return { k, d, n, precision: 'float32', nIter, converged, graph, F32: Fn };
+    } catch (e) {
+      graph.dispose();
+      throw e;
+    } finally {
+      F?.dispose();
+      prev?.dispose();
+      statics.forEach((t) => t.dispose());
+    }
+  }
+
+  /**
+   * Inductive scores p(x) ∝ Σ_j exp(−γ‖x − x_j‖²) F_j over all L ∪ U rows. A row whose unshifted
+   * kernel (or score) is all zero is degenerate: `quirks` 'rsb' returns zeros (argmax → class 0,
+   * like numpy on NaN), 'fixed' the shifted kernel's real prediction. `info().nNanRows` counts them.
+   */
+  async predictProba(X: Matrix): Promise<Float32Array> {
+    const f = this.fitted;
+    if (!f) throw new NotFittedError(this.name);
+    if (X.cols !== f.d) {
+      throw new ParamError(`X has ${X.cols} features, but ${this.name} is expecting ${f.d} features as input.`);
+    }
+    const { scores, degenerate } = f.precision === 'float64' ? this.scores64(f, X) : await this.scores32(f, X);
+    const k = f.k;
+    const out = new Float32Array(X.rows * k);
+    let nNan = 0;
+    for (let i = 0; i < X.rows; i++) {
+      if (degenerate[i]) {
+        nNan++;
+        if (this.quirks === 'rsb') continue;
+      }
+      let s = 0;
+      for (let c = 0; c < k; c++) s += scores[i * k + c];
+      if (!(s > 0)) continue;
+      for (let c = 0; c < k; c++) out[i * k + c] = scores[i * k + c] / s;
+    }
+    this.lastInfo = { ...this.lastInfo, nNanRows: nNan };
+    return out;
+  }
+
+  private scores64(f: GraphFitted, X: Matrix): { scores: Float64Array; degenerate: Uint8Array } {
+    const { n, d, k } = f;
+    const X64 = f.X64!;
+    const F = f.F64!;
+    const { gamma } = this.params;
+    const scores = new Float64Array(X.rows * k);
+    const degenerate = new Uint8Array(X.rows);
+    const d2 = new Float64Array(n);
+    const kern = new Float64Array(n);
+    for (let i = 0; i < X.rows; i++) {
+      sqDistRow(X.data, i, X64, n, d, d2);
+      let shift = 0;
+      for (let pass = 0; pass < 2; pass++) {
+        for (let j = 0; j < n; j++) kern[j] = Math.exp(-gamma * (d2[j] - shift));
+        let s = 0;
+        for (let c = 0; c < k; c++) {
+          let acc = 0;
+          for (let j = 0; j < n; j++) acc += kern[j] * F[j * k + c];
+          scores[i * k + c] = acc;
+          s += acc;
+        }
+        if (s > 0 || pass === 1) break;
+        // Degenerate under the unshifted kernel: count it, and retry shifted for `fixed`.
+        degenerate[i] = 1;
+        if (this.quirks === 'rsb') break;
+        shift = Infinity;
+        for (let j = 0; j < n; j++) if (d2[j] < shift) shift = d2[j];
+      }
+    }
+    return { scores, degenerate };
+  }
+
+  private async scores32(f: GraphFitted, X: Matrix): Promise<{ scores: Float32Array; degenerate: Uint8Array }> {
+    const { scores, dmin } = await f.graph!.predictScores(X.data, X.rows, f.d, f.F32!, f.k);
+    const degenerate = new Uint8Array(X.rows);
+    for (let i = 0; i < X.rows; i++) {
+      let s = 0;
+      for (let c = 0; c < f.k; c++) s += scores[i * f.k + c];
+      // The float64 verdict of the unshifted kernel, from the row's smallest squared distance.
+      if (underflows64(this.params.gamma, dmin[i]) || !(s > 0)) degenerate[i] = 1;
+    }
+    return { scores, degenerate };
+  }
+
+  /** sklearn's `transduction_`: argmax of the final F for every L ∪ U row (ties → lower class). */
+  async transduction(): Promise<Int32Array> {
+    const F = await this.labelDistributions();
+    return argmaxRows(F, this.fitted!.n, this.fitted!.k);
+  }
+
+  /** sklearn's `label_distributions_` with k columns (n×k, row-major). */
+  async labelDistributions(): Promise<Float64Array> {
+    const f = this.fitted;
+    if (!f) throw new NotFittedError(this.name);
+    if (f.F64) return Float64Array.from(f.F64);
+    return Float64Array.from(await f.F32!.data());
+  }
+
+  info(): FitInfo {
+    return { ...this.lastInfo };
+  }
+
+  private releaseFitted(): void {
+    this.fitted?.graph?.dispose();
+    this.fitted?.F32?.dispose();
+    this.fitted = null;
+  }
+
+  dispose(): void {
+    this.releaseFitted();
+  }
+}
+
+function normaliseRows64(F: Float64Array, n: number, k: number): void {
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let c = 0; c < k; c++) s += F[i * k + c];
+    if (s === 0) continue;
+    for (let c = 0; c < k; c++) F[i * k + c] /= s;
+  }
+}
+
+function normaliseRowsT(F: tf.Tensor2D): tf.Tensor2D {
+  return tf.tidy(() => {
+    const s = F.sum(1, true);
+    return F.div(tf.where(s.equal(0), tf.onesLike(s), s)) as tf.Tensor2D;
+  });
+}
+
+function checkInputs(name: string, Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number): void {
+  if (!Number.isInteger(k) || k < 1) throw new ParamError(`${name}.fit: k must be an integer ≥ 1. Got ${k} instead.`);
+  if (Xl.rows < 1) throw new ParamError(`${name}.fit: needs at least one labeled row. Got 0 instead.`);
+  if (Xu.cols !== Xl.cols) {
+    throw new ParamError(`${name}.fit: Xu has ${Xu.cols} features, but Xl has ${Xl.cols}.`);
+  }
+  if (yl.length !== Xl.rows) {
+    throw new ParamError(`${name}.fit: yl has ${yl.length} labels, but Xl has ${Xl.rows} rows.`);
+  }
+  for (let i = 0; i < yl.length; i++) {
+    if (!(yl[i] >= 0 && yl[i] < k)) {
+      throw new ParamError(`${name}.fit: labels must be in 0..${k - 1}. Got ${yl[i]} at row ${i} instead.`);
+    }
+  }
+}
+
