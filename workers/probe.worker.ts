@@ -1,0 +1,54 @@
+/**
+ * The device probe behind the header badge: initialise tfjs like every other worker does and
+ * check the backend's arithmetic against plain JS.
+ */
+import { expose } from 'comlink';
+import { currentReport, initBackend, simulateDeviceLost, tf, type BackendPref, type BackendReport } from './backend.ts';
+import { SELF_CHECK_TOLERANCE, matmulPlain, maxAbsDiff, testMatrix, type SelfCheckResult } from '../src/lib/env/selfCheck.ts';
+
+const SELF_CHECK_N = 64;
+
+const api = {
+  /** Initialise (or switch) the backend. `onChange` hears later switches, e.g. after a device loss. */
+  async init(pref: BackendPref, onChange?: (r: BackendReport) => void): Promise<BackendReport> {
+    // onChange arrives as a comlink proxy (the page wraps it with `proxy`).
+    return initBackend(pref, { onChange });
+  },
+
+  report(): BackendReport | null {
+    return currentReport();
+  },
+
+  /** A 64×64 matmul on the active backend vs the plain-JS product; asserts no tensors leak. */
+  async selfCheck(): Promise<SelfCheckResult> {
+    const n = SELF_CHECK_N;
+    const a = testMatrix(n, 1);
+    const b = testMatrix(n, 2);
+    const expected = matmulPlain(a, b, n);
+    const numTensorsBefore = tf.memory().numTensors;
+    const t0 = performance.now();
+    const c = tf.tidy(() => tf.matMul(tf.tensor2d(a, [n, n]), tf.tensor2d(b, [n, n])));
+    let got: Float32Array;
+    try {
+      got = (await c.data()) as Float32Array;
+    } finally {
+      c.dispose();
+    }
+    const matmulMs = performance.now() - t0;
+    const numTensorsAfter = tf.memory().numTensors;
+    const diff = maxAbsDiff(got, expected);
+    return {
+      backend: tf.getBackend(), n, matmulMs: Math.round(matmulMs * 10) / 10, maxAbsDiffVsCpu: diff,
+      numTensorsBefore, numTensorsAfter,
+      ok: diff <= SELF_CHECK_TOLERANCE && numTensorsAfter === numTensorsBefore,
+    };
+  },
+
+  /** Test hook: lose the WebGPU device on purpose. */
+  simulateDeviceLost(): boolean {
+    return simulateDeviceLost();
+  },
+};
+
+export type ProbeApi = typeof api;
+expose(api);
