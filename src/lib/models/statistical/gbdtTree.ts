@@ -93,6 +93,34 @@ function calcGain(p: TreeParams, g: number, h: number): number {
   return f32((t * t) / (h + p.regLambda));
 }
 
+/** InitNewNode: per-node sums in row order, then float32 weight and root gain. */
+function initNodes(
+  ws: TreeWorkspace,
+  grad: Float32Array,
+  hess: Float32Array,
+  n: number,
+  p: TreeParams,
+  first: number,
+  last: number,
+): void {
+  const { position, nodeG, nodeH, nodeWeight, rootGain } = ws;
+  for (let nid = first; nid < last; nid++) {
+    nodeG[nid] = 0;
+    nodeH[nid] = 0;
+  }
+  for (let r = 0; r < n; r++) {
+    const nid = position[r];
+    if (nid >= first && nid < last) {
+      nodeG[nid] += grad[r];
+      nodeH[nid] += hess[r];
+    }
+  }
+  for (let nid = first; nid < last; nid++) {
+    nodeWeight[nid] = f32(calcWeight(p, nodeG[nid], nodeH[nid]));
+    rootGain[nid] = calcGain(p, nodeG[nid], nodeH[nid]);
+  }
+}
+
 /** Scratch buffers reused across the trees of one fit. */
 export class TreeWorkspace {
   readonly position: Int32Array;
@@ -107,6 +135,12 @@ export class TreeWorkspace {
   readonly eG: Float64Array;
   readonly eH: Float64Array;
   readonly eLast: Float32Array;
+  readonly feature: Int32Array;
+  readonly threshold: Float32Array;
+  readonly left: Int32Array;
+  readonly right: Int32Array;
+  readonly value: Float32Array;
+  readonly lossChg: Float32Array;
 
   constructor(n: number, maxDepth: number) {
     this.position = new Int32Array(n);
@@ -122,6 +156,12 @@ export class TreeWorkspace {
     this.eG = new Float64Array(m);
     this.eH = new Float64Array(m);
     this.eLast = new Float32Array(m);
+    this.feature = new Int32Array(m);
+    this.threshold = new Float32Array(m);
+    this.left = new Int32Array(m);
+    this.right = new Int32Array(m);
+    this.value = new Float32Array(m);
+    this.lossChg = new Float32Array(m);
   }
 }
 
@@ -143,42 +183,23 @@ export function growTree(
   ws: TreeWorkspace,
 ): Tree {
   const { n, d, order, values, data } = cols;
-  const m = ws.maxNodes;
-  const feature = new Int32Array(m).fill(-1);
-  const threshold = new Float32Array(m);
-  const left = new Int32Array(m).fill(-1);
-  const right = new Int32Array(m).fill(-1);
-  const value = new Float32Array(m);
-  const lossChg = new Float32Array(m);
   const { position, nodeG, nodeH, nodeWeight, rootGain, bestLoss, bestIndex, bestValue, eG, eH, eLast } = ws;
+  const { feature, threshold, left, right, value, lossChg } = ws;
   const mcw = p.minChildWeight;
+  // A node whose hessian sum is below 2·min_child_weight cannot have two children with
+  // min_child_weight each; skipping its scan changes nothing (the margin covers rounding).
+  const minSplitHess = 2 * mcw * (1 - 1e-9);
   let nNodes = 1;
+  feature[0] = -1;
+  left[0] = -1;
+  right[0] = -1;
 
   position.fill(0, 0, n);
   for (let r = 0; r < n; r++) if (hess[r] < 0) position[r] = ~0;
 
-  // InitNewNode: per-node sums in row order, then float32 weight and root gain.
-  const initNodes = (first: number, last: number) => {
-    for (let nid = first; nid < last; nid++) {
-      nodeG[nid] = 0;
-      nodeH[nid] = 0;
-    }
-    for (let r = 0; r < n; r++) {
-      const nid = position[r];
-      if (nid >= first && nid < last) {
-        nodeG[nid] += grad[r];
-        nodeH[nid] += hess[r];
-      }
-    }
-    for (let nid = first; nid < last; nid++) {
-      nodeWeight[nid] = f32(calcWeight(p, nodeG[nid], nodeH[nid]));
-      rootGain[nid] = calcGain(p, nodeG[nid], nodeH[nid]);
-    }
-  };
-
   let qFirst = 0;
   let qLast = 1;
-  initNodes(qFirst, qLast);
+  initNodes(ws, grad, hess, n, p, qFirst, qLast);
   for (let depth = 0; depth < p.maxDepth; depth++) {
     // FindSplit over the nodes qFirst..qLast-1 (ids of one level are contiguous).
     for (let nid = qFirst; nid < qLast; nid++) {
@@ -186,7 +207,9 @@ export function growTree(
       bestIndex[nid] = 0;
       bestValue[nid] = 0;
     }
-    for (let f = 0; f < d; f++) {
+    let anySplittable = false;
+    for (let nid = qFirst; nid < qLast; nid++) if (nodeH[nid] >= minSplitHess) anySplittable = true;
+    for (let f = 0; anySplittable && f < d; f++) {
       for (let nid = qFirst; nid < qLast; nid++) {
         eG[nid] = 0;
         eH[nid] = 0;
@@ -246,6 +269,11 @@ export function growTree(
         threshold[nid] = bestValue[nid];
         left[nid] = nNodes;
         right[nid] = nNodes + 1;
+        for (const c of [nNodes, nNodes + 1]) {
+          feature[c] = -1;
+          left[c] = -1;
+          right[c] = -1;
+        }
         nNodes += 2;
       } else {
         value[nid] = f32(nodeWeight[nid] * p.eta);
@@ -265,12 +293,20 @@ export function growTree(
     qFirst = nextFirst;
     qLast = nNodes;
     if (qFirst === qLast) break;
-    initNodes(qFirst, qLast);
+    initNodes(ws, grad, hess, n, p, qFirst, qLast);
   }
   for (let nid = qFirst; nid < qLast; nid++) value[nid] = f32(nodeWeight[nid] * p.eta);
 
   if (p.gamma > 0) prune(0, 0, { feature, left, right, value }, lossChg, nodeWeight, p);
-  return { nNodes, feature, threshold, left, right, value };
+  // Keep only the used nodes: ensembles hold thousands of trees (letter: 26 per round).
+  return {
+    nNodes,
+    feature: feature.slice(0, nNodes),
+    threshold: threshold.slice(0, nNodes),
+    left: left.slice(0, nNodes),
+    right: right.slice(0, nNodes),
+    value: value.slice(0, nNodes),
+  };
 }
 
 /** The `prune` updater: fold splits with loss change < γ whose children are leaves, bottom-up. */
