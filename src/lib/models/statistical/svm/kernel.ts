@@ -1,0 +1,118 @@
+/**
+ * RBF kernel over one fixed float64 matrix, with an LRU cache of full kernel rows (libsvm's Cache,
+ * simplified: whole rows). Entries are computed in float64 with libsvm's formula
+ * exp(−γ(‖x_i‖² + ‖x_j‖² − 2 x_i·x_j)) and rounded to float32, because libsvm stores Q as float
+ * (Qfloat): with the rounding our SMO walks libsvm's exact path (same iterations, same ρ to 1e-15);
+ * without it, near-ties (duplicate rows in iris) break differently and results drift by ~1e-3.
+ * The rows are therefore Float32Array, which also doubles what the cache holds.
+ * The cache holds K, not Q = y yᵀ ∘ K, so one instance serves every fit on the same rows whatever
+ * the labels and per-sample C (TSVM rounds, OvR classes).
+ */
+
+export interface RbfKernelOptions {
+  /** Cache budget in MiB (libsvm's cache_size; default 256). At least two rows are always kept. */
+  cacheMb?: number;
+}
+
+/** gamma = 1 / (d · Var(all entries of X)) — scikit-learn's gamma='scale'; 1 when the variance is 0. */
+export function scaleGamma(x: ArrayLike<number>, n: number, d: number): number {
+  const m = n * d;
+  if (m === 0) return 1;
+  let mean = 0;
+  for (let i = 0; i < m; i++) mean += x[i];
+  mean /= m;
+  let v = 0;
+  for (let i = 0; i < m; i++) {
+    const t = x[i] - mean;
+    v += t * t;
+  }
+  v /= m;
+  return v !== 0 ? 1 / (d * v) : 1;
+}
+
+export class RbfKernel {
+  readonly n: number;
+  readonly d: number;
+  readonly gamma: number;
+  /** Row-major n × d float64 copy of the data. */
+  readonly x: Float64Array;
+  /** ‖x_i‖², as libsvm precomputes (x_square). */
+  readonly sq: Float64Array;
+  private readonly cache = new Map<number, Float32Array>();
+  private readonly maxRows: number;
+  /** Kernel rows computed (cache misses), for tests and timing reports. */
+  rowsComputed = 0;
+
+  constructor(x: ArrayLike<number>, n: number, d: number, gamma: number, opts: RbfKernelOptions = {}) {
+    if (x.length !== n * d) throw new RangeError(`RbfKernel: expected ${n}×${d} = ${n * d} entries; got ${x.length}.`);
+    if (!(gamma > 0) || !Number.isFinite(gamma)) throw new RangeError(`RbfKernel: gamma must be a positive finite number; got ${gamma}.`);
+    this.n = n;
+    this.d = d;
+    this.gamma = gamma;
+    this.x = Float64Array.from(x);
+    this.sq = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let a = 0; a < d; a++) s += this.x[i * d + a] * this.x[i * d + a];
+      this.sq[i] = s;
+    }
+    const bytes = (opts.cacheMb ?? 256) * 1024 * 1024;
+    this.maxRows = Math.max(2, Math.floor(bytes / (4 * Math.max(1, n))));
+  }
+
+  /** Row i of K (length n). The returned array is owned by the cache: read it, don't keep it. */
+  row(i: number): Float32Array {
+    const hit = this.cache.get(i);
+    if (hit) {
+      // Move to the most-recent end (Map keeps insertion order).
+      this.cache.delete(i);
+      this.cache.set(i, hit);
+      return hit;
+    }
+    let out: Float32Array;
+    if (this.cache.size >= this.maxRows) {
+      const oldest = this.cache.keys().next().value as number;
+      out = this.cache.get(oldest)!;
+      this.cache.delete(oldest);
+    } else {
+      out = new Float32Array(this.n);
+    }
+    this.fillRow(i, out);
+    this.cache.set(i, out);
+    return out;
+  }
+
+  /** K(i, i) = 1 for the RBF kernel. */
+  diag(_i: number): number {
+    return 1;
+  }
+
+  private fillRow(i: number, out: Float32Array): void {
+    this.rowsComputed++;
+    const { x, d, n, sq, gamma } = this;
+    const oi = i * d;
+    const sqi = sq[i];
+    for (let j = 0; j < n; j++) {
+      const oj = j * d;
+      let dot = 0;
+      for (let a = 0; a < d; a++) dot += x[oi + a] * x[oj + a];
+      out[j] = Math.exp(-gamma * (sqi + sq[j] - 2 * dot)); // rounded to float32 on store
+    }
+  }
+
+  /** K(x_i, z) for an outside point z (read from z[off .. off + d)); libsvm's k_function sums (x − z)². */
+  eval(i: number, z: ArrayLike<number>, off: number): number {
+    const { x, d } = this;
+    const oi = i * d;
+    let s = 0;
+    for (let a = 0; a < d; a++) {
+      const t = x[oi + a] - z[off + a];
+      s += t * t;
+    }
+    return Math.exp(-this.gamma * s);
+  }
+
+  clearCache(): void {
+    this.cache.clear();
+  }
+}
