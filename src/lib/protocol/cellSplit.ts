@@ -51,3 +51,8 @@ export function labeledTotal(setting: Setting, labels: number, k: number): numbe
 export function keptCount(k: number): number {
   return Math.floor((k + 1) / 2);
 }
+
+/** target.push(...items) without the engine's argument-count limit (covertype pools hold ~10^5 rows). */
+export function append(target: number[], ...lists: readonly (readonly number[])[]): void {
+  for (const items of lists) for (let i = 0; i < items.length; i++) target.push(items[i]);
+}

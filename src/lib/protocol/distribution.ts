@@ -3,16 +3,16 @@
  * half by the distance of its rows to the class mean; U moves towards the far side as t grows.
  */
 import type { Dataset } from '../types.ts';
-import { classRows, labeledTotal, pick, type CellSplit } from './cellSplit.ts';
+import { append, classRows, labeledTotal, pick, type CellSplit } from './cellSplit.ts';
 import type { ProtocolOptions } from './options.ts';
 import { mt, type MT19937 } from './rng.ts';
 import { stratifiedSplit } from './stratifiedSplit.ts';
 
 export interface ClassHalves {
   /** Near half S_c = O_c[0:h_c], distance order. */
-  near: number[];
+  near: readonly number[];
   /** Far half F_c = O_c[h_c:], distance order. */
-  far: number[];
+  far: readonly number[];
 }
 
 /**
@@ -41,8 +41,19 @@ export function distanceOrder(ds: Pick<Dataset, 'X' | 'd'>, rows: readonly numbe
   return order.map((i) => rows[i]);
 }
 
-/** Near and far halves of every class 0..k−1 (h_c = ⌈n_c/2⌉). */
-export function classHalves(ds: Pick<Dataset, 'X' | 'd' | 'y' | 'k'>): ClassHalves[] {
+// The halves depend only on (X, y): every t, seed and labels tag of a dataset reuses them.
+const halvesCache = new WeakMap<Float64Array, WeakMap<Int32Array, readonly ClassHalves[]>>();
+
+/** Near and far halves of every class 0..k−1 (h_c = ⌈n_c/2⌉). Read-only: cached per dataset. */
+export function classHalves(ds: Pick<Dataset, 'X' | 'd' | 'y' | 'k'>): readonly ClassHalves[] {
+  let byY = halvesCache.get(ds.X);
+  if (!byY) halvesCache.set(ds.X, (byY = new WeakMap()));
+  let halves = byY.get(ds.y);
+  if (!halves) byY.set(ds.y, (halves = computeHalves(ds)));
+  return halves;
+}
+
+function computeHalves(ds: Pick<Dataset, 'X' | 'd' | 'y' | 'k'>): ClassHalves[] {
   return classRows(ds.y, ds.k).map((rows) => {
     const ordered = distanceOrder(ds, rows);
     const h = Math.ceil(rows.length / 2);
@@ -66,10 +77,10 @@ export function distributionRsb(
     if (t === 0) {
       const rng: MT19937 = shared ?? mt(seed);
       const P = rng.permutation(near.length);
-      unlabeled.push(...pick(near, P.slice(0, Math.ceil(nt * 0.2))));
+      append(unlabeled, pick(near, P.slice(0, Math.ceil(nt * 0.2))));
     } else {
       // Literal doubles: at t=0.8, t-0.2 = 0.6000000000000001 shifts the band start (§5.2).
-      unlabeled.push(...far.slice(Math.ceil(nt * (t - 0.2)), Math.ceil(nt * t)));
+      append(unlabeled, far.slice(Math.ceil(nt * (t - 0.2)), Math.ceil(nt * t)));
     }
   }
   const source = halves.flatMap((h) => h.near);
@@ -98,10 +109,10 @@ export function distributionReadme(ds: Dataset, labels: number, tIndex: number, 
       );
     }
     const P = rng.permutation(near.length);
-    labeled.push(...pick(near, P.slice(0, labels)));
+    append(labeled, pick(near, P.slice(0, labels)));
     const rest = pick(near, P.slice(labels));
     const e = Math.ceil(rest.length / 2);
-    test.push(...rest.slice(0, e));
+    append(test, rest.slice(0, e));
     const pool = rest.slice(e);
     const nt = far.length;
     const nu = Math.min(pool.length, nt);
@@ -109,7 +120,7 @@ export function distributionReadme(ds: Dataset, labels: number, tIndex: number, 
     const nIn = Math.floor((nu * (5 - tIndex)) / 5);
     const Pin = rng.permutation(pool.length);
     const Pout = rng.permutation(nt);
-    unlabeled.push(...pick(pool, Pin.slice(0, nIn)), ...pick(far, Pout.slice(0, nOut)));
+    append(unlabeled, pick(pool, Pin.slice(0, nIn)), pick(far, Pout.slice(0, nOut)));
   });
   return { labeled, test, unlabeled, nUnlabeledOod: 0, numClasses: ds.k };
 }

@@ -3,7 +3,7 @@
  * features is replaced by the raw labeled mean (the masks are applied in buildCellData).
  */
 import type { Dataset } from '../types.ts';
-import { classRows, labeledTotal, pick, type CellSplit } from './cellSplit.ts';
+import { append, classRows, labeledTotal, pick, type CellSplit } from './cellSplit.ts';
 import type { ProtocolOptions } from './options.ts';
 import { mt } from './rng.ts';
 import { stratifiedSplit } from './stratifiedSplit.ts';
@@ -39,9 +39,9 @@ export function featureReadme(ds: Dataset, labels: number, tIndex: number, seed:
     if (src.length <= labels) {
       throw new Error(`feature/readme: class ${c} has ${src.length} rows in its source half; expected more than labels=${labels}.`);
     }
-    labeled.push(...src.slice(0, labels));
-    test.push(...src.slice(labels));
-    unlabeled.push(...pick(rows, P.slice(h)));
+    append(labeled, src.slice(0, labels));
+    append(test, src.slice(labels));
+    append(unlabeled, pick(rows, P.slice(h)));
   });
   const q = Math.floor((ds.d * tIndex) / 5);
   // Every row draws a full permutation at every t, so the masks nest across t.

@@ -3,7 +3,7 @@
  * kept classes (in-distribution) with rows of the dropped classes (OOD, placed last).
  */
 import type { Dataset } from '../types.ts';
-import { classRows, keptCount, labeledTotal, pick, type CellSplit } from './cellSplit.ts';
+import { append, classRows, keptCount, labeledTotal, pick, type CellSplit } from './cellSplit.ts';
 import type { ProtocolOptions } from './options.ts';
 import { mt } from './rng.ts';
 import { stratifiedSplit } from './stratifiedSplit.ts';
@@ -84,11 +84,11 @@ export function labelReadme(ds: Dataset, labels: number, tIndex: number, seed: n
       if (src.length <= labels) {
         throw new Error(`label/readme: class ${c} has ${src.length} rows in its source half; expected more than labels=${labels}.`);
       }
-      labeled.push(...src.slice(0, labels));
-      test.push(...src.slice(labels));
-      I.push(...tgt);
+      append(labeled, src.slice(0, labels));
+      append(test, src.slice(labels));
+      append(I, tgt);
     } else {
-      O.push(...tgt); // dropped classes' source rows are unused
+      append(O, tgt); // dropped classes' source rows are unused
     }
   });
   const { nIn, nOut } = labelPoolSizesReadme(I.length, O.length, tIndex);
