@@ -1,0 +1,108 @@
+/**
+ * Run presets: plain, JSON-able RunPlanSpec objects (no hidden defaults elsewhere).
+ *   classroom            iris + wine, every setting, labels 5 and 10, seeds 0–2, the fast algorithms;
+ *                        small enough to finish in well under a minute in a browser tab.
+ *   tabular-statistical  the full `rsb` statistical grid of the paper (PROTOCOL.md §9).
+ *   custom               whatever the planner selects.
+ */
+import { SETTINGS, type Setting } from '../types.ts';
+import { defaultPlanOptions, expandPlan, fitCells, type RunPlanSpec } from './plan.ts';
+
+export const PRESET_IDS = ['classroom', 'tabular-statistical', 'custom'] as const;
+export type PresetId = (typeof PRESET_IDS)[number];
+
+export const PRESET_TITLES: Record<PresetId, string> = {
+  classroom: 'Classroom (iris + wine, fast algorithms, 3 seeds)',
+  'tabular-statistical': 'Tabular statistical (the paper grid: iris, wine, letter; 7 algorithms; 5 seeds)',
+  custom: 'Custom',
+};
+
+const ALL_T = [0, 1, 2, 3, 4, 5];
+export const CLASSROOM_ALGORITHMS = ['xgb', 'lp', 'ls', 'ssgmm'];
+export const STATISTICAL_ALGORITHMS = ['xgb', 'ssgmm', 'tsvm', 'lp', 'ls', 'tritraining', 'assemble'];
+
+function rsbPlan(preset: string, parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>): RunPlanSpec {
+  return { preset, ...parts, mode: 'rsb', quirks: 'rsb', options: defaultPlanOptions('rsb') };
+}
+
+export function classroomPlan(): RunPlanSpec {
+  return rsbPlan('classroom', {
+    datasets: ['iris', 'wine'],
+    settings: [...SETTINGS],
+    labels: [5, 10],
+    algorithms: [...CLASSROOM_ALGORITHMS],
+    seeds: [0, 1, 2],
+    tIndices: [...ALL_T],
+  });
+}
+
+export function tabularStatisticalPlan(): RunPlanSpec {
+  return rsbPlan('tabular-statistical', {
+    datasets: ['iris', 'wine', 'letter'],
+    settings: [...SETTINGS],
+    labels: [5, 10],
+    algorithms: [...STATISTICAL_ALGORITHMS],
+    seeds: [0, 1, 2, 3, 4],
+    tIndices: [...ALL_T],
+  });
+}
+
+/** The planner's checkboxes. Empty lists are allowed here and rejected by `validatePlan`. */
+export interface CustomSelection {
+  datasets: string[];
+  settings: Setting[];
+  labels: number[];
+  algorithms: string[];
+  seeds: number[];
+  tIndices?: number[];
+}
+
+/** A custom plan; the lists are put in canonical order so equal selections give equal plans. */
+export function customPlan(sel: CustomSelection): RunPlanSpec {
+  const order = <T>(xs: readonly T[], canon: readonly T[]) => canon.filter((x) => xs.includes(x));
+  return rsbPlan('custom', {
+    datasets: order(sel.datasets, ['iris', 'wine', 'letter', 'covertype']),
+    settings: order(sel.settings, SETTINGS),
+    labels: [...new Set(sel.labels)].sort((a, b) => a - b),
+    algorithms: order(sel.algorithms, STATISTICAL_ALGORITHMS),
+    seeds: [...new Set(sel.seeds)].sort((a, b) => a - b),
+    tIndices: [...new Set(sel.tIndices ?? ALL_T)].sort((a, b) => a - b),
+  });
+}
+
+export function presetPlan(id: PresetId, custom?: CustomSelection): RunPlanSpec {
+  switch (id) {
+    case 'classroom':
+      return classroomPlan();
+    case 'tabular-statistical':
+      return tabularStatisticalPlan();
+    case 'custom':
+      if (!custom) throw new Error("presetPlan: the 'custom' preset needs a selection; got none.");
+      return customPlan(custom);
+  }
+}
+
+/** The selection a preset stands for (to pre-fill the planner's checkboxes). */
+export function selectionOf(plan: RunPlanSpec): CustomSelection {
+  const { datasets, settings, labels, algorithms, seeds, tIndices } = plan;
+  return { datasets: [...datasets], settings: [...settings], labels: [...labels], algorithms: [...algorithms], seeds: [...seeds], tIndices: [...tIndices] };
+}
+
+/** Plain-language problems with a plan (empty lists); an empty array means it can run. */
+export function validatePlan(plan: RunPlanSpec): string[] {
+  const problems: string[] = [];
+  const lists: [keyof RunPlanSpec, string][] = [
+    ['datasets', 'dataset'], ['settings', 'setting'], ['labels', 'labels tag'],
+    ['algorithms', 'algorithm'], ['seeds', 'seed'], ['tIndices', 't value'],
+  ];
+  for (const [field, what] of lists) {
+    if ((plan[field] as unknown[]).length === 0) problems.push(`Choose at least one ${what}.`);
+  }
+  return problems;
+}
+
+/** Cells (records the run writes) and fits (work the workers do). */
+export function planSize(plan: RunPlanSpec, isBaseline: (id: string) => boolean): { cells: number; fits: number } {
+  const cells = expandPlan(plan, isBaseline);
+  return { cells: cells.length, fits: fitCells(cells).length };
+}

@@ -1,0 +1,165 @@
+/**
+ * Run checkpoints in IndexedDB: its own database 'rac-bench-runs' (the datasets database is
+ * separate), with two stores:
+ *   runs   one StoredRun per run: the plan, status, times and environment;
+ *   cells  one StoredCell per finished plan cell, keyed [runId, key], written the moment the
+ *          cell finishes, so closing the tab loses at most the cells in flight.
+ * A run resumes by skipping the keys already in `cells`.
+ */
+import { openDB, type IDBPDatabase } from 'idb';
+import type { RunPlanSpec } from './plan.ts';
+import { RUN_SCHEMA, type CellResult, type RunEnv, type RunRecord } from './schema.ts';
+
+export const RUNS_DB_NAME = 'rac-bench-runs';
+export const RUNS_STORE = 'runs';
+export const CELLS_STORE = 'cells';
+
+export type RunStatus = 'running' | 'paused' | 'done' | 'cancelled';
+
+
+export interface StoredRun {
+  id: string;
+  plan: RunPlanSpec;
+  status: RunStatus;
+  created_at: string;
+  finished_at: string | null;
+  /** As in the exported run record (`rsb-run/1`). */
+  env: RunEnv;
+  /** Workers the run was started with. */
+  workers: number;
+  /** Plan cells (records the run will hold when done). */
+  total: number;
+}
+
+export interface StoredCell {
+  runId: string;
+  key: string;
+  status: 'ok' | 'skipped' | 'failed';
+  /** The cell record; null when no record could be made (the worker crashed twice). */
+  result: CellResult | null;
+  /** Why it failed when `result` is null (or the record's own reason). */
+  error: string | null;
+  /** Worker tries the fit took (2 after a crash and a retry). */
+  attempts: number;
+}
+
+/** Migrations, append only (as in the datasets database). */
+const MIGRATIONS: ReadonlyArray<(db: IDBPDatabase) => void> = [
+  (db) => {
+    db.createObjectStore(RUNS_STORE, { keyPath: 'id' });
+    const cells = db.createObjectStore(CELLS_STORE, { keyPath: ['runId', 'key'] });
+    cells.createIndex('runId', 'runId');
+  },
+];
+
+export interface ResumableRun {
+  run: StoredRun;
+  done: number;
+}
+
+export class RunStore {
+  readonly #db: IDBPDatabase;
+
+  private constructor(db: IDBPDatabase) {
+    this.#db = db;
+  }
+
+  /** Opens (and creates or upgrades) the database. Uses the global indexedDB. */
+  static async open(name: string = RUNS_DB_NAME): Promise<RunStore> {
+    const db = await openDB(name, MIGRATIONS.length, {
+      upgrade(db, oldVersion) {
+        for (let v = oldVersion; v < MIGRATIONS.length; v++) MIGRATIONS[v](db);
+      },
+      blocking(_current, _blocked, event) {
+        (event.target as IDBDatabase).close();
+      },
+    });
+    return new RunStore(db);
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  async putRun(run: StoredRun): Promise<void> {
+    await this.#db.put(RUNS_STORE, run);
+  }
+
+  async getRun(id: string): Promise<StoredRun | undefined> {
+    return this.#db.get(RUNS_STORE, id);
+  }
+
+  /** Newest first. */
+  async listRuns(): Promise<StoredRun[]> {
+    const runs = (await this.#db.getAll(RUNS_STORE)) as StoredRun[];
+    return runs.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+  }
+
+  async setStatus(id: string, status: RunStatus, finishedAt: string | null = null): Promise<void> {
+    const tx = this.#db.transaction(RUNS_STORE, 'readwrite');
+    const run = (await tx.store.get(id)) as StoredRun | undefined;
+    if (!run) throw new Error(`RunStore.setStatus: no run with id "${id}".`);
+    await tx.store.put({ ...run, status, finished_at: finishedAt });
+    await tx.done;
+  }
+
+  /** Writes finished cells in one transaction (a fit and its derived baseline cells land together). */
+  async putCells(cells: readonly StoredCell[]): Promise<void> {
+    if (cells.length === 0) return;
+    const tx = this.#db.transaction(CELLS_STORE, 'readwrite');
+    await Promise.all([...cells.map((c) => tx.store.put(c)), tx.done]);
+  }
+
+  async getCell(runId: string, key: string): Promise<StoredCell | undefined> {
+    return this.#db.get(CELLS_STORE, [runId, key]);
+  }
+
+  async cells(runId: string): Promise<StoredCell[]> {
+    return this.#db.getAllFromIndex(CELLS_STORE, 'runId', runId) as Promise<StoredCell[]>;
+  }
+
+  async finishedKeys(runId: string): Promise<Set<string>> {
+    const keys = (await this.#db.getAllKeysFromIndex(CELLS_STORE, 'runId', runId)) as unknown as [string, string][];
+    return new Set(keys.map((k) => k[1]));
+  }
+
+  async countCells(runId: string): Promise<number> {
+    return this.#db.countFromIndex(CELLS_STORE, 'runId', runId);
+  }
+
+  /** Runs left running or paused with cells still to do: what the Run page offers to resume. */
+  async resumable(): Promise<ResumableRun[]> {
+    const out: ResumableRun[] = [];
+    for (const run of await this.listRuns()) {
+      if (run.status !== 'running' && run.status !== 'paused') continue;
+      const done = await this.countCells(run.id);
+      if (done < run.total) out.push({ run, done });
+    }
+    return out;
+  }
+
+  /** Removes a run and all its cells. */
+  async deleteRun(id: string): Promise<void> {
+    const tx = this.#db.transaction([RUNS_STORE, CELLS_STORE], 'readwrite');
+    const cells = tx.objectStore(CELLS_STORE);
+    const keys = await cells.index('runId').getAllKeys(id);
+    await Promise.all([...keys.map((k) => cells.delete(k)), tx.objectStore(RUNS_STORE).delete(id), tx.done]);
+  }
+}
+
+/**
+ * The exportable run record (`rsb-run/1`): the stored cells that have a record, in plan order
+ * of their keys. Cells that crashed twice (no record) are left out.
+ */
+export function toRunRecord(run: StoredRun, cells: readonly StoredCell[]): RunRecord {
+  const results = cells.filter((c) => c.result !== null).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    schema: RUN_SCHEMA,
+    id: run.id,
+    created_at: run.created_at,
+    finished_at: run.finished_at,
+    plan: run.plan,
+    env: run.env,
+    cells: results.map((c) => c.result!),
+  } as RunRecord;
+}

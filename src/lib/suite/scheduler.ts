@@ -1,0 +1,235 @@
+/**
+ * The run scheduler: which fit to hand out next, what is in flight, what is done, and how fast.
+ * Pure bookkeeping (no workers, no storage, no clock: callers pass `now` in ms), so the pool's
+ * rules — skip finished keys, retry a crashed cell once, count derived baseline cells, ETA —
+ * are pinned down by Node tests.
+ *
+ * Units: a *cell* is one key of the plan (what the progress bar counts); a *fit* is one unit of
+ * work for a worker. A baseline's t = 0 fit also finishes its derived t > 0 cells.
+ */
+import { fitCells, type CellSpec } from './plan.ts';
+
+export interface SchedulerOptions {
+  /** Tries per fit after a crash (worker death, GPU device lost): 2 = one retry. */
+  maxAttempts?: number;
+  /** Keys among `finished` whose records are failures (so a resumed run keeps its failure count). */
+  failed?: Iterable<string>;
+}
+
+export interface InFlight {
+  cell: CellSpec;
+  worker: number;
+  attempt: number;
+  startedAt: number;
+}
+
+export interface ProgressSnapshot {
+  /** Cells of the plan finished (ok, skipped or failed), including those finished before a resume. */
+  done: number;
+  total: number;
+  failed: number;
+  fitsDone: number;
+  fitsTotal: number;
+  inFlight: number;
+  /** Cells per minute over this session (cells finished before a resume do not count). */
+  cellsPerMinute: number | null;
+  /** Seconds left, from this session's fit rate; null until a fit has finished. */
+  etaSeconds: number | null;
+  elapsedSeconds: number;
+}
+
+/** What the pool should do after a crash: run the cell again, or record it as failed. */
+export type CrashDecision = 'retry' | 'give-up';
+
+export class Scheduler {
+  readonly total: number;
+  readonly fitsTotal: number;
+  readonly #maxAttempts: number;
+  /** Fits waiting, in plan order; retries go to the front. */
+  readonly #queue: CellSpec[] = [];
+  readonly #inFlight = new Map<string, InFlight>();
+  readonly #attempts = new Map<string, number>();
+  /** Plan cells that ride on a fit: fit key → derived cells. */
+  readonly #derived = new Map<string, CellSpec[]>();
+  readonly #done = new Set<string>();
+  readonly #allKeys: Set<string>;
+  readonly #orphans: CellSpec[] = [];
+  #failed = 0;
+  #fitsDone = 0;
+  #sessionCells = 0;
+  #sessionFits = 0;
+  #startedAt: number | null = null;
+
+  /**
+   * @param cells    every cell of the plan (expandPlan)
+   * @param finished keys already stored (a resumed run skips them)
+   */
+  constructor(cells: readonly CellSpec[], finished: Iterable<string> = [], opts: SchedulerOptions = {}) {
+    this.#maxAttempts = opts.maxAttempts ?? 2;
+    if (!Number.isInteger(this.#maxAttempts) || this.#maxAttempts < 1) {
+      throw new RangeError(`Scheduler: maxAttempts must be an integer >= 1; got ${opts.maxAttempts}.`);
+    }
+    this.#allKeys = new Set(cells.map((c) => c.key));
+    this.total = this.#allKeys.size;
+    for (const c of cells) {
+      if (c.derivedFromKey === null) continue;
+      const list = this.#derived.get(c.derivedFromKey) ?? [];
+      list.push(c);
+      this.#derived.set(c.derivedFromKey, list);
+    }
+    const fits = fitCells(cells);
+    this.fitsTotal = fits.length;
+    const finishedSet = new Set(finished);
+    for (const k of finishedSet) if (this.#allKeys.has(k)) this.#done.add(k);
+    for (const k of opts.failed ?? []) if (this.#done.has(k)) this.#failed++;
+    for (const f of fits) {
+      const derived = this.#derived.get(f.key) ?? [];
+      // A plan without t = 0 has no record of the fit itself: it counts as done once all its cells are.
+      const fitStored = this.#allKeys.has(f.key) ? finishedSet.has(f.key) : derived.every((c) => finishedSet.has(c.key));
+      if (!fitStored) {
+        this.#queue.push(f);
+        continue;
+      }
+      this.#fitsDone++;
+      for (const d of derived) if (!finishedSet.has(d.key)) this.#orphans.push(d);
+    }
+  }
+
+  /**
+   * Derived cells whose t = 0 record is stored but which are not (the tab closed between the two
+   * writes). The pool fills them from the stored record without a new fit.
+   */
+  orphans(): CellSpec[] {
+    return [...this.#orphans];
+  }
+
+  /** The next fit to run, or null when none is waiting (some may still be in flight). */
+  next(worker: number, now: number): CellSpec | null {
+    const cell = this.#queue.shift();
+    if (!cell) return null;
+    this.#startedAt ??= now;
+    const attempt = (this.#attempts.get(cell.key) ?? 0) + 1;
+    this.#attempts.set(cell.key, attempt);
+    this.#inFlight.set(cell.key, { cell, worker, attempt, startedAt: now });
+    return cell;
+  }
+
+  /** Derived baseline cells (t > 0) that the fit `key` completes and that are not stored yet. */
+  derivedPending(key: string): CellSpec[] {
+    return (this.#derived.get(key) ?? []).filter((c) => !this.#done.has(c.key));
+  }
+
+  /**
+   * A fit finished and its record, with the records of its derived cells, is stored: the fit
+   * leaves the in-flight set, and it and its derived cells count as done.
+   */
+  complete(key: string, failed = false): void {
+    if (!this.#inFlight.delete(key)) throw new Error(`Scheduler.complete: cell "${key}" is not in flight.`);
+    this.#fitsDone++;
+    this.#sessionFits++;
+    this.markDone(key, failed);
+    for (const d of this.#derived.get(key) ?? []) this.markDone(d.key, failed);
+  }
+
+  /** A plan cell's record was stored. Idempotent; keys outside the plan are ignored. */
+  markDone(key: string, failed = false): void {
+    if (this.#done.has(key) || !this.#allKeys.has(key)) return;
+    this.#done.add(key);
+    this.#sessionCells++;
+    if (failed) this.#failed++;
+  }
+
+  /**
+   * The worker running `key` died (crash, GPU device lost). With tries left the cell stays in
+   * flight with its attempt count raised, and the caller runs it again on a fresh worker;
+   * otherwise ('give-up') the caller records it as failed and calls `complete`.
+   */
+  crashed(key: string): CrashDecision {
+    const f = this.#inFlight.get(key);
+    if (!f) throw new Error(`Scheduler.crashed: cell "${key}" is not in flight.`);
+    if (f.attempt >= this.#maxAttempts) return 'give-up';
+    f.attempt++;
+    this.#attempts.set(key, f.attempt);
+    return 'retry';
+  }
+
+  /** A cancelled fit: back to the queue without using up a try. */
+  release(key: string): void {
+    const f = this.#inFlight.get(key);
+    if (!f) return;
+    this.#inFlight.delete(key);
+    this.#attempts.set(key, f.attempt - 1);
+    this.#queue.unshift(f.cell);
+  }
+
+  attempt(key: string): number {
+    return this.#attempts.get(key) ?? 0;
+  }
+
+  isPlanKey(key: string): boolean {
+    return this.#allKeys.has(key);
+  }
+
+  isDone(key: string): boolean {
+    return this.#done.has(key);
+  }
+
+  get finished(): boolean {
+    return this.#queue.length === 0 && this.#inFlight.size === 0;
+  }
+
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  inFlight(): InFlight[] {
+    return [...this.#inFlight.values()];
+  }
+
+  snapshot(now: number): ProgressSnapshot {
+    const elapsedMs = this.#startedAt === null ? 0 : Math.max(0, now - this.#startedAt);
+    return {
+      done: this.#done.size,
+      total: this.total,
+      failed: this.#failed,
+      fitsDone: this.#fitsDone,
+      fitsTotal: this.fitsTotal,
+      inFlight: this.#inFlight.size,
+      cellsPerMinute: throughputPerMinute(this.#sessionCells, elapsedMs),
+      etaSeconds: etaSeconds(this.#sessionFits, this.fitsTotal - this.#fitsDone, elapsedMs),
+      elapsedSeconds: elapsedMs / 1000,
+    };
+  }
+}
+
+/** Items per minute, or null before anything finished or any time passed. */
+export function throughputPerMinute(items: number, elapsedMs: number): number | null {
+  if (items <= 0 || elapsedMs <= 0) return null;
+  return (items / elapsedMs) * 60_000;
+}
+
+/**
+ * Seconds left at the session's mean rate: remaining fits × elapsed / fits done. The rate already
+ * includes the pool's parallelism, so no division by the worker count.
+ */
+export function etaSeconds(fitsDoneThisSession: number, fitsRemaining: number, elapsedMs: number): number | null {
+  if (fitsRemaining <= 0) return 0;
+  if (fitsDoneThisSession <= 0 || elapsedMs <= 0) return null;
+  return (fitsRemaining * elapsedMs) / fitsDoneThisSession / 1000;
+}
+
+/** "1 h 02 min", "3 min 05 s", "42 s". */
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return '–';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/** Workers to start: one per logical core, at least 1 and at most 4 (letter's dense graphs take ~1 GB each). */
+export function defaultWorkerCount(hardwareConcurrency: number | undefined): number {
+  const n = Number.isFinite(hardwareConcurrency) ? Math.floor(hardwareConcurrency as number) : 2;
+  return Math.min(4, Math.max(1, n));
+}

@@ -1,0 +1,160 @@
+/**
+ * The benchmark worker: runs one cell at a time on tfjs (src/lib/suite/runCell.ts), loading and
+ * memoising datasets itself, so only plain records cross to the page. One worker per pool slot.
+ *
+ * Protocol (comlink): init → runCell* → dispose. `cancel()` aborts the running cell. A cell during
+ * which the WebGPU device was lost is not trusted: it throws a DeviceLostError and the pool
+ * retries it on a fresh worker.
+ */
+import { expose } from 'comlink';
+import { currentReport, initBackend, simulateDeviceLost, tf, type BackendPref, type BackendReport } from './backend.ts';
+import { loadDatasetWithReport } from '../src/lib/data/index.ts';
+import { describeAdapter } from '../src/lib/env/device.ts';
+import { getAlgorithm } from '../src/lib/models/registry.ts';
+import type { CellSpec, RunPlanSpec } from '../src/lib/suite/plan.ts';
+import { runCell as runCellCore, type CellEnv } from '../src/lib/suite/runCell.ts';
+import type { CellResult } from '../src/lib/suite/schema.ts';
+import type { Dataset } from '../src/lib/types.ts';
+import { version as APP_VERSION } from '../package.json';
+
+/** Progress posts at most this often (STYLE.md §10). */
+const PROGRESS_EVERY_MS = 150;
+
+export interface BenchInitOptions {
+  /** The site's base URL: embedded datasets resolve against it (a worker's own URL is under assets/). */
+  baseUrl: string;
+}
+
+export interface CellProgress {
+  runId: string;
+  key: string;
+  fraction: number;
+  message?: string;
+}
+
+interface LoadedDataset {
+  ds: Dataset;
+  source: string;
+}
+
+let baseUrl: string | null = null;
+const datasets = new Map<string, Promise<LoadedDataset>>();
+let controller: AbortController | null = null;
+/** Set when the backend changed (device lost) while a cell ran. */
+let lostDuringCell: string | null = null;
+let busy = false;
+
+function loadOnce(id: string): Promise<LoadedDataset> {
+  let p = datasets.get(id);
+  if (!p) {
+    // Not tied to one cell's signal: a cancelled cell must not poison the memo for the next.
+    p = loadDatasetWithReport(id, { baseUrl: baseUrl ?? undefined }).then((r) => ({
+      ds: r.dataset,
+      source: r.origin === 'embedded' ? `embedded:data/${id}.csv` : r.source,
+    }));
+    p.catch(() => datasets.delete(id));
+    datasets.set(id, p);
+  }
+  return p;
+}
+
+function cellEnv(report: BackendReport): CellEnv {
+  const cores = (self.navigator as Navigator).hardwareConcurrency;
+  return {
+    backend: report.backend,
+    float_precision: 'float32',
+    tfjs_version: report.tfjsVersion,
+    app_version: APP_VERSION,
+    device: report.backend === 'webgpu' ? describeAdapter(report.adapter) : `${report.backend} on ${cores ?? '?'} logical cores`,
+  };
+}
+
+function abortError(): Error {
+  const e = new Error('The cell was cancelled.');
+  e.name = 'AbortError';
+  return e;
+}
+
+const api = {
+  async init(pref: BackendPref, opts: BenchInitOptions): Promise<BackendReport> {
+    baseUrl = opts.baseUrl;
+    return initBackend(pref, {
+      onChange: (r) => {
+        if (busy) lostDuringCell = r.deviceLost ?? `backend changed to ${r.backend}`;
+      },
+    });
+  },
+
+  /**
+   * Runs one cell. `onProgress` (a comlink proxy) hears at most one post per ~150 ms.
+   * Throws AbortError when cancelled and DeviceLostError when the GPU went away mid-cell.
+   */
+  async runCell(cell: CellSpec, plan: RunPlanSpec, runId: string, onProgress?: (p: CellProgress) => void): Promise<CellResult> {
+    const report = currentReport();
+    if (!report) throw new Error('bench worker: runCell was called before init.');
+    if (busy) throw new Error(`bench worker: runCell("${cell.key}") while another cell runs; one at a time.`);
+    busy = true;
+    lostDuringCell = null;
+    const ac = new AbortController();
+    controller = ac;
+    let lastPost = -Infinity;
+    const progress = (fraction: number, message?: string) => {
+      const now = performance.now();
+      if (!onProgress || now - lastPost < PROGRESS_EVERY_MS) return;
+      lastPost = now;
+      void onProgress({ runId, key: cell.key, fraction, message });
+    };
+    try {
+      progress(0, `loading ${cell.dataset}`);
+      const { ds, source } = await loadOnce(cell.dataset);
+      if (ac.signal.aborted) throw abortError();
+      const tensorsBefore = tf.memory().numTensors;
+      const result = await runCellCore(ds, source, cell, plan, getAlgorithm(cell.algorithm), {
+        now: () => performance.now(),
+        isoTime: () => new Date().toISOString(),
+        env: cellEnv(report),
+        signal: ac.signal,
+        onProgress: progress,
+      });
+      if (lostDuringCell) {
+        const e = new Error(`${lostDuringCell} while cell ${cell.key} ran.`);
+        e.name = 'DeviceLostError';
+        throw e;
+      }
+      const leaked = tf.memory().numTensors - tensorsBefore;
+      if (leaked > 0) console.warn(`bench worker: ${cell.algorithm} left ${leaked} tensors after cell ${cell.key}.`);
+      return result;
+    } finally {
+      busy = false;
+      if (controller === ac) controller = null;
+    }
+  },
+
+  /** Aborts the running cell (its fit throws AbortError at its next check). */
+  cancel(): void {
+    controller?.abort();
+  },
+
+  report(): BackendReport | null {
+    return currentReport();
+  },
+
+  /** Test hooks: lose the WebGPU device, or crash the worker outright (an uncaught error). */
+  simulateDeviceLost(): boolean {
+    return simulateDeviceLost();
+  },
+  simulateCrash(): void {
+    setTimeout(() => {
+      throw new Error('bench worker: simulated crash (test hook).');
+    }, 0);
+  },
+
+  dispose(): void {
+    controller?.abort();
+    datasets.clear();
+    tf.disposeVariables();
+  },
+};
+
+export type BenchWorkerApi = typeof api;
+expose(api);
