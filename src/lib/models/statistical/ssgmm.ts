@@ -60,7 +60,9 @@ export class SSGMM implements Estimator {
   private lastInfo: FitInfo = {};
 
   constructor(params: Partial<SSGMMParams> = {}) {
-    this.params = { ...SSGMM_DEFAULTS, ...params };
+    // Undefined entries fall back to the defaults (a preset may pass `{ ssgmmSupport: undefined }`).
+    const given = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
+    this.params = { ...SSGMM_DEFAULTS, ...given };
   }
 
   get hyper(): Record<string, unknown> {
