@@ -84,8 +84,9 @@ async function fromBytes(spec: DatasetSpec, bytes: Uint8Array, format: SourceFor
 }
 
 /** Parses and verifies a file given as bytes (the CLI's --data-dir). No network, no cache. */
-export async function loadDatasetFromBytes(id: BuiltinDatasetId, bytes: Uint8Array, format: SourceFormat,
+export async function loadDatasetFromBytes(id: string, bytes: Uint8Array, format: SourceFormat,
   override?: Partial<DatasetInfo>): Promise<Dataset> {
+  assertKnown(id);
   const timings = { download: 0, parse: 0, verify: 0, cache: 0 };
   return fromBytes(specOf(id, override), bytes, format, undefined, () => {}, timings, () => 0);
 }
@@ -102,10 +103,14 @@ function finalError(id: string, errors: DatasetError[]): DatasetError {
   });
 }
 
-export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}): Promise<LoadReport> {
+function assertKnown(id: string): asserts id is BuiltinDatasetId {
   if (!isBuiltinDatasetId(id)) {
     throw new DatasetError({ kind: 'shape', retryable: false, datasetId: id, message: `Unknown dataset '${id}'; expected one of ${Object.keys(DATASETS).join(', ')}.` });
   }
+}
+
+export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}): Promise<LoadReport> {
+  assertKnown(id);
   const info = specOf(id, opts.override);
   const now = opts.now ?? (() => performance.now());
   const timings: Record<LoadPhase, number> = { download: 0, parse: 0, verify: 0, cache: 0 };
