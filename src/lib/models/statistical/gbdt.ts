@@ -127,7 +127,7 @@ export class GBDTClassifier implements Estimator {
 
   /** Synchronous fit, for the ensembles that run many of them inside one `fit`. */
   fitSync(X: Matrix, y: Int32Array, weights: Float64Array | null, k: number, ctx: FitContext): this {
-    validateParams('GBDTClassifier', GBDT_CONSTRAINTS, this.params);
+    validateParams('GBDTClassifier', GBDT_CONSTRAINTS, { ...this.params });
     checkLabeled('GBDTClassifier', X, y, k, weights);
     throwIfAborted(ctx.signal);
     const w = weights ? Float32Array.from(weights) : null;

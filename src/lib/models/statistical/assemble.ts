@@ -1,0 +1,212 @@
+/**
+ * Assemble (ASSEMBLE.AdaBoost) with the XGBoost baseline as base learner (PROTOCOL.md §7.1;
+ * LAMDA-SSL's `Assemble`, Bennett, Demiriz & Maclin 2002).
+ *
+ * - U is pseudo-labeled by 3-NN on L. Weights β/|L| on L and (1−β)/|U| on U; f₁ is fitted on
+ *   L ∪ U with sample weights weight·(|L|+|U|).
+ * - Round t (at most T learners): ε = Σ weights of the rows of L ∪ U where f disagrees with the
+ *   current labels; w = ½ ln((1−ε)/(ε+1e-8)); append (f, w); stop if ε > 0.5 (after appending);
+ *   P = Σ w·f.proba on L ∪ U; relabel U by argmax P; weights ∝ exp(−α·max_c P) + 1e-8,
+ *   normalised (α = 1 gives the protocol's exp(−max_c P)); draw |L| rows without replacement
+ *   with these probabilities (ctx.rng, sequential weighted draws); fit the next f on them with
+ *   weight·|L|.
+ * - Predict: argmax Σ w·proba. predictProba returns Σ w·proba / Σ w when Σ w > 0 (rows sum to
+ *   1), else the raw weighted sum (same argmax).
+ * - Every fit trains all k classes. With U empty, the L weights are 1/|L| and nothing is relabeled.
+ *
+ * @see K. P. Bennett, A. Demiriz, R. Maclin, "Exploiting unlabeled data in ensemble methods", KDD 2002.
+ * @example
+ * const m = new Assemble({ T: 30 });
+ * await m.fit(Xl, yl, Xu, 3, { rng: mt(0) });
+ * const p = await m.predictProba(Xtest); // n × 3
+ */
+import type { Matrix } from '../../types.ts';
+import { argmaxRows, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { integerIn, interval, validateParams, type ConstraintTable } from '../params.ts';
+import { checkLabeled, checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
+import { knnPredict } from './knn.ts';
+import { stackRows, takeRows } from './triTraining.ts';
+
+export interface AssembleParams {
+  /** Maximum number of base learners (LAMDA-SSL `T`). Default 30. */
+  T: number;
+  /** Scale of the margin in the resampling weights exp(−α·max_c P). Default 1. */
+  alpha: number;
+  /** Share of the initial weight on L (U gets 1 − β). Default 0.9. */
+  beta: number;
+  /** Neighbours of the initial pseudo-labels. Default 3. */
+  nNeighbors: number;
+  /** Hyperparameters of the XGBoost learners. Default: the baseline's. */
+  base: Partial<GBDTParams>;
+}
+
+export const ASSEMBLE_DEFAULTS: Readonly<AssembleParams> = Object.freeze({ T: 30, alpha: 1, beta: 0.9, nNeighbors: 3, base: {} });
+
+export const ASSEMBLE_CONSTRAINTS: ConstraintTable = {
+  T: integerIn(1, 10_000),
+  alpha: interval(0, undefined, 'left'),
+  beta: interval(0, 1, 'both'),
+  nNeighbors: integerIn(1),
+};
+
+/**
+ * |want| distinct indices drawn with probabilities ∝ p (sequential draws, each renormalised over
+ * the rows not yet taken), like numpy's choice(replace=False, p=...).
+ */
+export function weightedSampleWithoutReplacement(p: Float64Array, want: number, rng: FitContext['rng']): Int32Array {
+  const n = p.length;
+  if (want > n) throw new Error(`weightedSampleWithoutReplacement: cannot take ${want} rows from ${n}.`);
+  const w = Float64Array.from(p);
+  const out = new Int32Array(want);
+  let total = 0;
+  for (let i = 0; i < n; i++) total += w[i];
+  for (let s = 0; s < want; s++) {
+    let u = rng.random() * total;
+    let pick = -1;
+    for (let i = 0; i < n; i++) {
+      if (w[i] <= 0) continue;
+      pick = i;
+      u -= w[i];
+      if (u < 0) break;
+    }
+    out[s] = pick;
+    total -= w[pick];
+    w[pick] = 0;
+    // Recompute now and then so that the running total does not drift.
+    if (s % 64 === 63) {
+      total = 0;
+      for (let i = 0; i < n; i++) total += w[i];
+    }
+  }
+  return out;
+}
+
+interface AssembleMember {
+  model: GBDTClassifier;
+  w: number;
+}
+
+export class Assemble implements Estimator {
+  readonly name = 'assemble';
+  readonly params: AssembleParams;
+  private members: AssembleMember[] | null = null;
+  private d = 0;
+  private k = 0;
+  private lastInfo: FitInfo = {};
+
+  constructor(params: Partial<AssembleParams> = {}) {
+    this.params = { ...ASSEMBLE_DEFAULTS, ...params };
+  }
+
+  get hyper(): Record<string, unknown> {
+    const { base, ...rest } = this.params;
+    return { ...rest, base: { ...GBDT_DEFAULTS, ...base } };
+  }
+
+  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
+    const { base, ...own } = this.params;
+    validateParams('Assemble', ASSEMBLE_CONSTRAINTS, own);
+    validateParams('Assemble.base', GBDT_CONSTRAINTS, base);
+    checkLabeled('Assemble', Xl, yl, k);
+    if (Xu.cols !== Xl.cols) {
+      throw new Error(`Assemble.fit: Xu has ${Xu.cols} features; expected ${Xl.cols} like Xl.`);
+    }
+    const { T, alpha, beta, nNeighbors } = own;
+    const l = Xl.rows;
+    const u = Xu.rows;
+    const n = l + u;
+    const Xall = stackRows(Xl, Xu);
+    const yAll = new Int32Array(n);
+    yAll.set(yl);
+    if (u > 0) yAll.set(knnPredict(Xl, yl, k, Xu, nNeighbors), l);
+
+    const weight = new Float64Array(n);
+    for (let i = 0; i < l; i++) weight[i] = u > 0 ? beta / l : 1 / l;
+    for (let i = l; i < n; i++) weight[i] = (1 - beta) / u;
+    let f = new GBDTClassifier(base);
+    f.fitSync(Xall, yAll, weight.map((v) => v * n), k, ctx);
+
+    const members: AssembleMember[] = [];
+    const P = new Float64Array(n * k);
+    const epsilons: number[] = [];
+    let stoppedEarly = false;
+    for (let t = 0; t < T; t++) {
+      throwIfAborted(ctx.signal);
+      const proba = f.predictProbaSync(Xall);
+      const pred = argmaxRows(proba, n, k);
+      let eps = 0;
+      for (let i = 0; i < n; i++) if (pred[i] !== yAll[i]) eps += weight[i];
+      const w = 0.5 * Math.log((1 - eps) / (eps + 1e-8));
+      members.push({ model: f, w });
+      epsilons.push(eps);
+      ctx.onProgress?.({ fraction: (t + 1) / T, message: `Assemble learner ${t + 1}` });
+      if (eps > 0.5) {
+        stoppedEarly = true;
+        break;
+      }
+      if (t === T - 1) break; // the last learner is never followed by a resampling
+      for (let i = 0; i < n * k; i++) P[i] += w * proba[i];
+      // Relabel U by the ensemble, reweight every row by its (low) confidence.
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        let best = 0;
+        let mx = P[i * k];
+        for (let c = 1; c < k; c++) {
+          if (P[i * k + c] > mx) {
+            mx = P[i * k + c];
+            best = c;
+          }
+        }
+        if (i >= l) yAll[i] = best;
+        weight[i] = Math.exp(-alpha * mx) + 1e-8;
+        total += weight[i];
+      }
+      for (let i = 0; i < n; i++) weight[i] /= total;
+      const pick = weightedSampleWithoutReplacement(weight, l, ctx.rng);
+      const ys = new Int32Array(l);
+      const ws = new Float64Array(l);
+      for (let s = 0; s < l; s++) {
+        ys[s] = yAll[pick[s]];
+        ws[s] = weight[pick[s]] * l;
+      }
+      f = new GBDTClassifier(base);
+      f.fitSync(takeRows(Xall, pick), ys, ws, k, ctx);
+    }
+    this.members = members;
+    this.d = Xl.cols;
+    this.k = k;
+    this.lastInfo = {
+      nIter: members.length,
+      nLearners: members.length,
+      stoppedEarly,
+      epsilons,
+      learnerWeights: members.map((m) => m.w),
+      nNeighbors: Math.min(nNeighbors, l),
+    };
+    ctx.onProgress?.({ fraction: 1, message: 'Assemble fitted' });
+    return this;
+  }
+
+  async predictProba(X: Matrix): Promise<Float32Array> {
+    if (!this.members) throw new NotFittedError('Assemble');
+    checkPredictInput('Assemble', X, this.d);
+    const k = this.k;
+    const acc = new Float64Array(X.rows * k);
+    let wsum = 0;
+    for (const { model, w } of this.members) {
+      const p = model.predictProbaSync(X);
+      for (let i = 0; i < acc.length; i++) acc[i] += w * p[i];
+      wsum += w;
+    }
+    const scale = wsum > 0 ? 1 / wsum : 1;
+    return Float32Array.from(acc, (v) => v * scale);
+  }
+
+  info(): FitInfo {
+    return { ...this.lastInfo };
+  }
+
+  dispose(): void {
+    this.members = null;
+  }
+}
