@@ -46,7 +46,8 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
     if (isAbortError(e)) throw e;
     throw new DatasetError({
       kind: 'network', retryable: true, url, datasetId: opts.datasetId,
-      message: `Could not reach ${host} to download ${what}: ${e instanceof Error ? e.message : String(e)}. Check the connection and try again.`,
+      message: `Could not reach ${host} to download ${what}: ${e instanceof Error ? e.message : String(e)}. ` +
+        'Check the connection and try again (a browser also reports a host that refuses cross-site downloads this way).',
     });
   }
   if (!res.ok) {
@@ -95,11 +96,17 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
         throw cutOff(e instanceof Error ? e.message : String(e));
       }
       if (step.done) break;
+      // A fetch that ignores the signal (a test double, an old polyfill) still stops here.
+      if (opts.signal?.aborted) {
+        void reader.cancel().catch(() => {});
+        throw opts.signal.reason ?? new DOMException('The download was aborted.', 'AbortError');
+      }
       chunks.push(step.value);
       loaded += step.value.length;
       report(false);
     }
   }
+  if (opts.signal?.aborted) throw opts.signal.reason ?? new DOMException('The download was aborted.', 'AbortError');
   if (total !== null && loaded < total) throw cutOff('the connection closed early');
   report(true);
   if (chunks.length === 1) return chunks[0];

@@ -154,7 +154,9 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
       const bytes = await fetchWithProgress(src.url, { signal: opts.signal, fetchImpl: opts.fetchImpl, datasetId: id, now,
         onProgress: (p) => phase('download', { source: src.url, ...p }) });
       timings.download = now() - t;
+      throwIfAborted();
       const dataset = await fromBytes(info, bytes, src.format, src.url, phase, timings, now);
+      throwIfAborted();
       if (cache) {
         phase('cache');
         const tc = now();

@@ -68,6 +68,12 @@ describe('parse + hash', () => {
     expect(f.calls).toEqual(['http://site.test/app/data/iris.csv']);
   });
 
+  it('embedded wine matches its pinned hash too', async () => {
+    const f = scriptedFetch({ 'http://site.test/data/wine.csv': { kind: 'ok', bytes: publicFile('data/wine.csv') } });
+    const ds = (await loadDatasetWithReport('wine', { fetchImpl: f, baseUrl: 'http://site.test/', cache: null })).dataset;
+    expect([ds.N, ds.d, ds.k, ds.sha256]).toEqual([178, 13, 3, DATASETS.wine.sha256]);
+  });
+
   it('one changed value gives a hash error and caches nothing', async () => {
     const canon = parseCanonicalCsv('letter', readFileSync(`${root}tests/fixtures/data/letter.csv`, 'utf8'));
     const cols = DATASETS.letter.featureNames!.map((name, j) => ({
@@ -152,6 +158,22 @@ describe('loadDataset: sources, fallback and cache', () => {
     const e = await expectDatasetError(loadDatasetWithReport('letter', { fetchImpl: f, cache: null }), 'truncated');
     expect(e.retryable).toBe(true);
     expect(e.message).toMatch(/data\.openml\.org was cut off.*Other sources failed too: Could not reach openml1\.win\.tue\.nl/);
+  });
+
+  it('an abort stops the load at once: no fallback host, no cache entry', async () => {
+    const cache = freshCache();
+    const ctl = new AbortController();
+    const f = scriptedFetch({ [OPENML]: () => { ctl.abort(new DOMException('cancelled', 'AbortError')); return { kind: 'ok', bytes: fixture('letter.pq') }; },
+      [MINIO]: { kind: 'ok', bytes: fixture('letter.pq') } });
+    const e = await loadDatasetWithReport('letter', { fetchImpl: f, cache, signal: ctl.signal }).catch((err: unknown) => err);
+    expect((e as Error).name).toBe('AbortError');
+    expect(f.calls).toEqual([LETTER_URL]);
+    expect(await cache.list()).toEqual([]);
+  });
+
+  it('an unknown dataset id is refused by name', async () => {
+    const e = await expectDatasetError(loadDatasetFromBytes('mnist', new Uint8Array(), 'csv'), 'shape');
+    expect(e.message).toBe("Unknown dataset 'mnist'; expected one of iris, wine, letter, covertype.");
   });
 
   it('a cache hit touches no network', async () => {
