@@ -117,13 +117,16 @@ export class TriTraining implements Estimator {
     const { rng } = ctx;
     const nl = Xl.rows;
     const learners = [0, 1, 2].map(() => new GBDTClassifier(this.params.base));
+    const bootstrapMissingClasses: number[][] = [];
     for (const h of learners) {
       throwIfAborted(ctx.signal);
       const boot = new Int32Array(nl);
       for (let i = 0; i < nl; i++) boot[i] = rng.randint(nl);
       const yb = new Int32Array(nl);
       for (let i = 0; i < nl; i++) yb[i] = yl[boot[i]];
-      h.fitSync(takeRows(Xl, boot), yb, null, k, ctx);
+      h.fitSync(takeRows(Xl, boot), yb, null, k, ctx); // all k outputs even if yb misses a class
+      const seen = new Set(yb);
+      bootstrapMissingClasses.push(Array.from({ length: k }, (_, c) => c).filter((c) => !seen.has(c)));
     }
     const predict = (h: GBDTClassifier, X: Matrix) => argmaxRows(h.predictProbaSync(X), X.rows, k);
 
@@ -193,6 +196,7 @@ export class TriTraining implements Estimator {
       converged,
       warnings: converged ? [] : [`TriTraining stopped at maxIter=${this.params.maxIter} passes with updates pending.`],
       nUpdates,
+      bootstrapMissingClasses,
       finalErrors: ePrime.slice(),
       finalPseudoLabeled: lPrime.slice(),
       history,
