@@ -37,6 +37,12 @@ export interface RunCellContext {
   onProgress?: (fraction: number, message?: string) => void;
 }
 
+/** The protocol options that shape splits and scaling (ssgmmSupport is a model option). */
+function splitOptions(plan: RunPlanSpec) {
+  const { takeZero, t0Stream, scaler } = plan.options;
+  return { takeZero, t0Stream, scaler };
+}
+
 function perClass(y: Int32Array, k: number): number[] {
   const counts = new Array(k).fill(0);
   for (const c of y) counts[c]++;
@@ -94,9 +100,9 @@ export async function runCell(
     tIndex: cell.tIndex,
     seed: cell.seed,
     mode: plan.mode,
-    options: plan.options,
+    options: splitOptions(plan),
   });
-  const data = buildCellData(ds, split, plan.mode, plan.options);
+  const data = buildCellData(ds, split, plan.mode, splitOptions(plan));
   const splitRecord = {
     n_labeled: split.labeled.length,
     labeled_per_class: perClass(data.yl, data.numClasses),
