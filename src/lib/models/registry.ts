@@ -39,7 +39,7 @@ const statistical: AlgorithmInfo[] = [
     speed: 'fast',
     async create(_mode, options) {
       const { SSGMM } = await import('./statistical/ssgmm.ts');
-      return new SSGMM({ support: options.ssgmmSupport });
+      return new SSGMM({ ssgmmSupport: options.ssgmmSupport });
     },
   },
   {
