@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { makeSplit } from '../../../src/lib/protocol/index.ts';
+import { indicesSha256, makeSplit } from '../../../src/lib/protocol/index.ts';
+import type { Dataset } from '../../../src/lib/types.ts';
 import { loadEmbedded } from '../helpers/datasets.ts';
-import { readFixture, type FixtureHeader, type SplitCellFixture } from './fixtureFiles.ts';
+import { loadLetter, readFixture, type FixtureHeader, type SplitCellFixture } from './fixtureFiles.ts';
+
+const letter = loadLetter();
 
 describe.each(['iris', 'wine'] as const)('%s splits equal the Python reference (§3.6)', (id) => {
   const fx = readFixture<{ header: FixtureHeader & { N: number; d: number }; cells: SplitCellFixture[] }>(`${id}.json`);
@@ -56,3 +59,52 @@ describe.each(['iris', 'wine'] as const)('%s splits equal the Python reference (
     expect(shared3).toEqual(makeSplit(ds, { ...req, tIndex: 3 }));
   });
 });
+
+interface DigestCellFixture {
+  mode: 'rsb' | 'readme';
+  setting: 'distribution' | 'feature' | 'label';
+  labels: number;
+  tIndex: number;
+  seed: number;
+  options?: { takeZero?: 'one-per-class' | 'empty' };
+  nL: number;
+  nE: number;
+  nU: number;
+  ood: number;
+  m: number;
+  indices: string;
+  cols?: number[];
+  kept?: number[];
+  masks?: string;
+}
+
+describe.runIf(letter !== null)('letter splits equal the Python reference (digests, §10)', () => {
+  it('gives the same indices_sha256, sizes, columns and kept classes in every cell', async () => {
+    const fx = readFixture<{ header: FixtureHeader; cells: DigestCellFixture[] }>('letter.json');
+    const ds = letter as Dataset;
+    let cells = 0;
+    for (const c of fx.cells) {
+      const where = `${c.mode} ${c.setting} labels=${c.labels} t=${c.tIndex} seed=${c.seed} ${JSON.stringify(c.options ?? {})}`;
+      const s = makeSplit(ds, { setting: c.setting, labels: c.labels, tIndex: c.tIndex, seed: c.seed, mode: c.mode, options: c.options });
+      expect([s.labeled.length, s.test.length, s.unlabeled.length, s.nUnlabeledOod, s.numClasses], where).toEqual([
+        c.nL,
+        c.nE,
+        c.nU,
+        c.ood,
+        c.m,
+      ]);
+      expect(await indicesSha256(s), where).toBe(c.indices);
+      expect(s.maskedColumns, where).toEqual(c.cols);
+      expect(s.keptClasses, where).toEqual(c.kept);
+      if (c.masks) expect(await sha256Json(s.rowMasks), where).toBe(c.masks);
+      cells++;
+    }
+    console.log(`letter: ${cells} cells equal to the Python reference (numpy ${fx.header.numpy}, sklearn ${fx.header.sklearn})`);
+    expect(cells).toBe(fx.cells.length);
+  });
+});
+
+async function sha256Json(value: unknown): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(value)));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
