@@ -142,7 +142,7 @@ export class GBDTClassifier implements Estimator {
     for (let i = 0; i < y.length; i++) counts[y[i]]++;
     this.lastInfo = {
       nIter: n,
-      nTrees: this.fitted.trees.length,
+      nTrees: this.fitted.trees.nTrees,
       objective: this.fitted.objective,
       numClass: k,
       absentClasses: counts.flatMap((c, i) => (c === 0 ? [i] : [])),

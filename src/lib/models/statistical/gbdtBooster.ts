@@ -10,7 +10,7 @@
  * - the model always has k outputs, also when a class has no row (it only gets pushed down),
  *   which is how xgboost behaves with `num_class = k` set explicitly.
  */
-import { growTree, sortColumns, treeLeafValue, TreeWorkspace, type Tree, type TreeParams } from './gbdtTree.ts';
+import { Forest, growTree, sortColumns, TreeWorkspace, type TreeParams } from './gbdtTree.ts';
 
 const f32 = Math.fround;
 const FLT_MIN = 1.1754943508222875e-38;
@@ -31,7 +31,7 @@ export interface BoosterModel {
   k: number;
   d: number;
   /** k = 2: one tree per round; otherwise k trees per round, tree r·k + c for class c. */
-  trees: Tree[];
+  trees: Forest;
   /** Margin every row starts from (per output). */
   baseMargin: number;
   objective: 'binary:logistic' | 'multi:softprob';
@@ -135,19 +135,19 @@ export function trainBooster(
   const hess = new Float32Array(n * nOut);
   const cols = sortColumns(X, n, d);
   const ws = new TreeWorkspace(n, p.maxDepth);
-  const trees: Tree[] = [];
+  const trees = new Forest();
   for (let round = 0; round < p.nEstimators; round++) {
     if (k === 2) logisticGradients(margins, y, weights, n, grad, hess);
     else softmaxGradients(margins, y, weights, n, k, grad, hess);
     for (let c = 0; c < nOut; c++) {
-      const tree = growTree(cols, grad.subarray(c * n, (c + 1) * n), hess.subarray(c * n, (c + 1) * n), tp, ws);
-      trees.push(tree);
+      const t = trees.push(ws, growTree(cols, grad.subarray(c * n, (c + 1) * n), hess.subarray(c * n, (c + 1) * n), tp, ws));
       for (let r = 0; r < n; r++) {
-        margins[r * nOut + c] = f32(margins[r * nOut + c] + treeLeafValue(tree, X, r * d));
+        margins[r * nOut + c] = f32(margins[r * nOut + c] + trees.leafValue(t, X, r * d));
       }
     }
     hooks.afterRound?.(round);
   }
+  trees.trim();
   return { k, d, trees, baseMargin, objective: k === 2 ? 'binary:logistic' : 'multi:softprob' };
 }
 
@@ -159,9 +159,9 @@ export function predictMargins(model: BoosterModel, X: Float32Array, n: number):
   for (let r = 0; r < n; r++) {
     const o = r * nOut;
     const off = r * d;
-    for (let t = 0; t < trees.length; t++) {
+    for (let t = 0; t < trees.nTrees; t++) {
       const c = t % nOut;
-      out[o + c] = f32(out[o + c] + treeLeafValue(trees[t], X, off));
+      out[o + c] = f32(out[o + c] + trees.leafValue(t, X, off));
     }
   }
   return out;

@@ -30,15 +30,74 @@ export interface TreeParams {
   minChildWeight: number;
 }
 
-/** A fitted tree as flat arrays; node 0 is the root, `left[i] < 0` marks a leaf. */
-export interface Tree {
-  nNodes: number;
-  feature: Int32Array;
-  threshold: Float32Array;
-  left: Int32Array;
-  right: Int32Array;
+/**
+ * All trees of one model in shared flat arrays (thousands of small typed arrays would cost more
+ * in allocation and GC than the fit itself). Tree t's root is node `root[t]`; child indices are
+ * absolute, −1 marks a leaf.
+ */
+export class Forest {
+  nTrees = 0;
+  nNodes = 0;
+  root = new Int32Array(64);
+  feature = new Int32Array(1024);
+  threshold = new Float32Array(1024);
+  left = new Int32Array(1024);
+  right = new Int32Array(1024);
   /** Leaf value (already multiplied by η) for leaves. */
-  value: Float32Array;
+  value = new Float32Array(1024);
+
+  /** Appends the tree held in the workspace (nodes 0..nNodes−1); returns its index. */
+  push(ws: TreeWorkspace, nNodes: number): number {
+    if (this.nTrees === this.root.length) this.root = grow(this.root, this.root.length * 2);
+    const need = this.nNodes + nNodes;
+    if (need > this.feature.length) {
+      const cap = Math.max(need, this.feature.length * 2);
+      this.feature = grow(this.feature, cap);
+      this.threshold = grow(this.threshold, cap);
+      this.left = grow(this.left, cap);
+      this.right = grow(this.right, cap);
+      this.value = grow(this.value, cap);
+    }
+    const o = this.nNodes;
+    for (let i = 0; i < nNodes; i++) {
+      const l = ws.left[i];
+      this.feature[o + i] = ws.feature[i];
+      this.threshold[o + i] = ws.threshold[i];
+      this.left[o + i] = l < 0 ? -1 : o + l;
+      this.right[o + i] = l < 0 ? -1 : o + ws.right[i];
+      this.value[o + i] = ws.value[i];
+    }
+    this.root[this.nTrees] = o;
+    this.nNodes = need;
+    return this.nTrees++;
+  }
+
+  /** Leaf value of tree t for the row at `offset` of a row-major float32 matrix (missing → left). */
+  leafValue(t: number, x: Float32Array, offset: number): number {
+    const { left, right, feature, threshold } = this;
+    let nid = this.root[t];
+    while (left[nid] >= 0) {
+      const v = x[offset + feature[nid]];
+      nid = v < threshold[nid] || v !== v ? left[nid] : right[nid];
+    }
+    return this.value[nid];
+  }
+
+  /** Drops the spare capacity once the model is complete. */
+  trim(): void {
+    this.root = this.root.slice(0, this.nTrees);
+    this.feature = this.feature.slice(0, this.nNodes);
+    this.threshold = this.threshold.slice(0, this.nNodes);
+    this.left = this.left.slice(0, this.nNodes);
+    this.right = this.right.slice(0, this.nNodes);
+    this.value = this.value.slice(0, this.nNodes);
+  }
+}
+
+function grow<T extends Int32Array | Float32Array>(a: T, cap: number): T {
+  const b = new (a.constructor as { new (n: number): T })(cap);
+  b.set(a);
+  return b;
 }
 
 /**
@@ -172,8 +231,9 @@ function needReplace(oldLoss: number, oldIndex: number, newLoss: number, newInde
 }
 
 /**
- * Grows one tree on gradient pairs (float32 values, one per row) and returns it.
- * Rows with a negative hessian would be dropped by xgboost; ours never have one.
+ * Grows one tree on gradient pairs (float32 values, one per row) into the workspace's node arrays
+ * and returns its node count (see Forest.push). Rows with a negative hessian would be dropped by
+ * xgboost; ours never have one.
  */
 export function growTree(
   cols: SortedColumns,
@@ -181,7 +241,7 @@ export function growTree(
   hess: Float32Array,
   p: TreeParams,
   ws: TreeWorkspace,
-): Tree {
+): number {
   const { n, d, order, values, data } = cols;
   const { position, nodeG, nodeH, nodeWeight, rootGain, bestLoss, bestIndex, bestValue, eG, eH, eLast } = ws;
   const { feature, threshold, left, right, value, lossChg } = ws;
@@ -297,45 +357,20 @@ export function growTree(
   }
   for (let nid = qFirst; nid < qLast; nid++) value[nid] = f32(nodeWeight[nid] * p.eta);
 
-  if (p.gamma > 0) prune(0, 0, { feature, left, right, value }, lossChg, nodeWeight, p);
-  // Keep only the used nodes: ensembles hold thousands of trees (letter: 26 per round).
-  return {
-    nNodes,
-    feature: feature.slice(0, nNodes),
-    threshold: threshold.slice(0, nNodes),
-    left: left.slice(0, nNodes),
-    right: right.slice(0, nNodes),
-    value: value.slice(0, nNodes),
-  };
+  if (p.gamma > 0) prune(0, ws, p);
+  return nNodes;
 }
 
 /** The `prune` updater: fold splits with loss change < γ whose children are leaves, bottom-up. */
-function prune(
-  nid: number,
-  depth: number,
-  t: Pick<Tree, 'feature' | 'left' | 'right' | 'value'>,
-  lossChg: Float32Array,
-  baseWeight: Float32Array,
-  p: TreeParams,
-): void {
-  if (t.left[nid] < 0) return;
-  prune(t.left[nid], depth + 1, t, lossChg, baseWeight, p);
-  prune(t.right[nid], depth + 1, t, lossChg, baseWeight, p);
-  if (t.left[t.left[nid]] < 0 && t.left[t.right[nid]] < 0 && lossChg[nid] < p.gamma) {
-    t.left[nid] = -1;
-    t.right[nid] = -1;
-    t.feature[nid] = -1;
-    t.value[nid] = f32(p.eta * baseWeight[nid]);
+function prune(nid: number, ws: TreeWorkspace, p: TreeParams): void {
+  const { left, right, feature, value, lossChg, nodeWeight } = ws;
+  if (left[nid] < 0) return;
+  prune(left[nid], ws, p);
+  prune(right[nid], ws, p);
+  if (left[left[nid]] < 0 && left[right[nid]] < 0 && lossChg[nid] < p.gamma) {
+    left[nid] = -1;
+    right[nid] = -1;
+    feature[nid] = -1;
+    value[nid] = f32(p.eta * nodeWeight[nid]);
   }
-}
-
-/** Leaf value for row r of a row-major float32 matrix (missing values take the default: left). */
-export function treeLeafValue(t: Tree, x: Float32Array, offset: number): number {
-  let nid = 0;
-  const { left, right, feature, threshold } = t;
-  while (left[nid] >= 0) {
-    const v = x[offset + feature[nid]];
-    nid = v < threshold[nid] || v !== v ? left[nid] : right[nid];
-  }
-  return t.value[nid];
 }

@@ -50,7 +50,7 @@ describe('GBDTClassifier vs xgboost 1.7.4 (unit fixtures)', () => {
       const w = c.w ? Float64Array.from(c.w) : null;
       await m.fitWeighted(X, y, w, c.k, { rng: mt(0) });
       const p = await m.predictProba({ data: Float32Array.from(c.Xt), rows: c.nt, cols: c.d });
-      expect(m.model!.trees.length).toBe(c.nTrees);
+      expect(m.model!.trees.nTrees).toBe(c.nTrees);
       let maxDiff = 0;
       for (let i = 0; i < p.length; i++) maxDiff = Math.max(maxDiff, Math.abs(p[i] - c.proba[i]));
       expect(maxDiff).toBeLessThanOrEqual(1e-6);
