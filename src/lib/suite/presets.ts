@@ -54,11 +54,11 @@ export interface CustomSelection {
   labels: number[];
   algorithms: string[];
   seeds: number[];
-  tIndices?: number[];
+  tIndices: number[];
 }
 
 /** A custom plan; the lists are put in canonical order so equal selections give equal plans. */
-export function customPlan(sel: CustomSelection): RunPlanSpec {
+export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] }): RunPlanSpec {
   const order = <T>(xs: readonly T[], canon: readonly T[]) => canon.filter((x) => xs.includes(x));
   return rsbPlan('custom', {
     datasets: order(sel.datasets, ['iris', 'wine', 'letter', 'covertype']),

@@ -1,0 +1,207 @@
+/**
+ * The Run page's state: the plan being chosen, the run in progress (a BenchPool over the
+ * RunStore), and runs that can be resumed. Lives outside the page, so a run keeps going when
+ * the user looks at another page. UI updates are batched: at most one flush per FLUSH_MS.
+ */
+import { BenchPool, type WorkerView } from '../../workers/pool.ts';
+import { isBaselineAlgorithm } from '../lib/models/registry.ts';
+import type { RunPlanSpec } from '../lib/suite/plan.ts';
+import {
+  classroomPlan, customPlan, planSize, presetPlan, selectionOf, validatePlan, type CustomSelection, type PresetId,
+} from '../lib/suite/presets.ts';
+import { RunStore, type ResumableRun, type StoredCell, type StoredRun } from '../lib/suite/runStore.ts';
+import { defaultWorkerCount, type ProgressSnapshot } from '../lib/suite/scheduler.ts';
+import type { CellResult, RunEnv } from '../lib/suite/schema.ts';
+import { backend } from './backend.svelte.ts';
+
+/** ≤ 4 UI updates per second, however fast cells finish. */
+const FLUSH_MS = 250;
+export const MAX_WORKERS = 8;
+
+export type RunPhase = 'idle' | 'starting' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'paused' | 'error';
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function newRunId(): string {
+  const rand = typeof crypto.randomUUID === 'function' ? crypto.randomUUID().slice(0, 8) : String(performance.now());
+  return `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${rand}`;
+}
+
+function browserEnv(workers: number): RunEnv {
+  const a = backend.report?.adapter;
+  return {
+    runtime: 'browser',
+    user_agent: navigator.userAgent,
+    backends: [],
+    adapter: a ? { vendor: a.vendor, architecture: a.architecture, device: a.device, description: a.description } : null,
+    hardware_concurrency: Math.max(1, navigator.hardwareConcurrency || workers),
+  };
+}
+
+export class RunState {
+  preset = $state<PresetId>('classroom');
+  selection = $state<CustomSelection>(selectionOf(classroomPlan()));
+  workers = $state(defaultWorkerCount(typeof navigator === 'undefined' ? undefined : navigator.hardwareConcurrency));
+
+  phase = $state<RunPhase>('idle');
+  /** The run shown (running, finished, or loaded for resume). Replaced whole. */
+  run = $state.raw<StoredRun | null>(null);
+  progress = $state.raw<ProgressSnapshot | null>(null);
+  workerViews = $state.raw<WorkerView[]>([]);
+  /** Records of the shown run (stored cells that have one), replaced whole at each flush. */
+  results = $state.raw<CellResult[]>([]);
+  resumable = $state.raw<ResumableRun[]>([]);
+  error = $state<string | null>(null);
+  /** Seconds from Start (or Resume) to the last cell, for the finished run. */
+  wallSeconds = $state<number | null>(null);
+
+  readonly plan: RunPlanSpec = $derived(this.preset === 'custom' ? customPlan(this.selection) : presetPlan(this.preset));
+  readonly size = $derived(planSize(this.plan, isBaselineAlgorithm));
+  readonly problems = $derived(validatePlan(this.plan));
+  readonly busy = $derived(this.phase === 'starting' || this.phase === 'running' || this.phase === 'cancelling');
+
+  #store: Promise<RunStore> | null = null;
+  #pool: BenchPool | null = null;
+  #pendingResults: CellResult[] = [];
+  #pendingViews = new Map<number, WorkerView>();
+  #views: WorkerView[] = [];
+  #timer: ReturnType<typeof setInterval> | null = null;
+
+  #openStore(): Promise<RunStore> {
+    this.#store ??= RunStore.open();
+    return this.#store;
+  }
+
+  /** Pick a preset; the planner's checkboxes follow it (custom keeps the last selection). */
+  choosePreset(id: PresetId): void {
+    this.preset = id;
+    if (id !== 'custom') this.selection = selectionOf(presetPlan(id));
+  }
+
+  /** Looks for runs left running or paused (e.g. by a reload). */
+  async refreshResumable(): Promise<void> {
+    try {
+      const store = await this.#openStore();
+      const list = await store.resumable();
+      // The run this tab is executing is not "left behind".
+      this.resumable = list.filter((r) => !(this.busy && r.run.id === this.run?.id));
+    } catch (e) {
+      this.error = `Could not read saved runs: ${errText(e)}`;
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.busy || this.problems.length) return;
+    const now = new Date().toISOString();
+    const run: StoredRun = {
+      id: newRunId(), plan: $state.snapshot(this.plan) as RunPlanSpec, status: 'running', created_at: now, finished_at: null,
+      env: browserEnv(this.workers), workers: this.workers, total: this.size.cells,
+    };
+    this.#reset(run);
+    try {
+      const store = await this.#openStore();
+      await store.putRun(run);
+      await this.#execute(run);
+    } catch (e) {
+      this.#fail(e);
+    }
+  }
+
+  async resume(id: string): Promise<void> {
+    if (this.busy) return;
+    try {
+      const store = await this.#openStore();
+      const run = await store.getRun(id);
+      if (!run) throw new Error(`No saved run with id "${id}".`);
+      this.#reset(run);
+      this.resumable = this.resumable.filter((r) => r.run.id !== id);
+      const cells = await store.cells(id);
+      this.results = cells.flatMap((c) => (c.result ? [c.result] : []));
+      await store.setStatus(id, 'running');
+      await this.#execute({ ...run, status: 'running' });
+    } catch (e) {
+      this.#fail(e);
+    }
+  }
+
+  async discard(id: string): Promise<void> {
+    const store = await this.#openStore();
+    await store.deleteRun(id);
+    this.resumable = this.resumable.filter((r) => r.run.id !== id);
+  }
+
+  cancel(): void {
+    if (!this.#pool || this.phase !== 'running') return;
+    this.phase = 'cancelling';
+    this.#pool.cancel();
+  }
+
+  #reset(run: StoredRun): void {
+    this.run = run;
+    this.phase = 'starting';
+    this.error = null;
+    this.results = [];
+    this.progress = null;
+    this.workerViews = [];
+    this.wallSeconds = null;
+    this.#pendingResults = [];
+    this.#pendingViews.clear();
+    this.#views = [];
+  }
+
+  async #execute(run: StoredRun): Promise<void> {
+    const store = await this.#openStore();
+    const pool = new BenchPool({
+      size: run.workers, backend: backend.pref, store,
+      baseUrl: new URL('./', document.baseURI).href,
+    });
+    this.#pool = pool;
+    const t0 = performance.now();
+    this.phase = 'running';
+    this.#timer = setInterval(() => this.#flush(), FLUSH_MS);
+    try {
+      const outcome = await pool.run(run, {
+        onStored: (cells: StoredCell[]) => {
+          for (const c of cells) if (c.result) this.#pendingResults.push(c.result);
+        },
+        onWorker: (view) => this.#pendingViews.set(view.index, view),
+      });
+      const finishedAt = outcome.status === 'done' ? new Date().toISOString() : null;
+      const final: StoredRun = { ...run, status: outcome.status, finished_at: finishedAt, env: { ...run.env, backends: pool.backends } };
+      await store.putRun(final);
+      this.run = final;
+      this.wallSeconds = (performance.now() - t0) / 1000;
+      if (outcome.reason) this.error = outcome.reason;
+      this.phase = outcome.status;
+    } finally {
+      if (this.#timer) clearInterval(this.#timer);
+      this.#timer = null;
+      this.#flush();
+      this.#pool = null;
+    }
+  }
+
+  /** Moves what the pool reported since the last flush into the reactive fields. */
+  #flush(): void {
+    if (this.#pendingResults.length) {
+      this.results = this.results.concat(this.#pendingResults);
+      this.#pendingResults = [];
+    }
+    if (this.#pendingViews.size) {
+      for (const [i, v] of this.#pendingViews) this.#views[i] = v;
+      this.#pendingViews.clear();
+      this.workerViews = [...this.#views];
+    }
+    const snap = this.#pool?.snapshot();
+    if (snap) this.progress = snap;
+  }
+
+  #fail(e: unknown): void {
+    this.phase = 'error';
+    this.error = errText(e);
+  }
+}
+
+export const runState = new RunState();

@@ -1,0 +1,108 @@
+import { expect, test, type Page } from '@playwright/test';
+
+/** Classroom preset: 2 datasets × 3 settings × 2 labels × 4 algorithms × 6 t × 3 seeds. */
+const CLASSROOM_CELLS = 864;
+/** Curves: 4 algorithms × 2 datasets × 3 settings × 2 labels. */
+const CLASSROOM_CURVES = 48;
+
+async function progress(page: Page): Promise<{ done: number; total: number; failed: number }> {
+  const el = page.getByTestId('run-progress');
+  const [done, total, failed] = await Promise.all(['data-done', 'data-total', 'data-failed'].map((a) => el.getAttribute(a)));
+  return { done: Number(done), total: Number(total), failed: Number(failed) };
+}
+
+/** Every stored cell of the newest run, read straight from IndexedDB. */
+async function storedCells(page: Page): Promise<{ runId: string; status: string; keys: string[]; statuses: string[] }> {
+  return page.evaluate(async () => {
+    const db: IDBDatabase = await new Promise((res, rej) => {
+      const r = indexedDB.open('rac-bench-runs');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const all = <T,>(store: string): Promise<T[]> => new Promise((res, rej) => {
+      const r = db.transaction(store).objectStore(store).getAll();
+      r.onsuccess = () => res(r.result as T[]);
+      r.onerror = () => rej(r.error);
+    });
+    const runs = await all<{ id: string; status: string; created_at: string }>('runs');
+    runs.sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+    const cells = (await all<{ runId: string; key: string; status: string }>('cells')).filter((c) => c.runId === runs[0].id);
+    db.close();
+    return { runId: runs[0].id, status: runs[0].status, keys: cells.map((c) => c.key), statuses: cells.map((c) => c.status) };
+  });
+}
+
+test('classroom preset runs end to end from the Start button and fills the results table', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('/#/run');
+  await expect(page.getByTestId('run-preset')).toHaveValue('classroom');
+  await expect(page.getByTestId('run-plan-size')).toContainText(`${CLASSROOM_CELLS} cells`);
+  const t0 = Date.now();
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 170_000 });
+  const wallMs = Date.now() - t0;
+  const p = await progress(page);
+  expect(p).toEqual({ done: CLASSROOM_CELLS, total: CLASSROOM_CELLS, failed: 0 });
+  const inPage = Number(await page.getByTestId('run-wall').getAttribute('data-seconds'));
+  console.log(`classroom preset: ${CLASSROOM_CELLS} cells, wall ${(wallMs / 1000).toFixed(1)} s (in-page ${inPage.toFixed(1)} s)`);
+
+  const table = page.getByTestId('results-table');
+  await expect(table).toHaveAttribute('data-rows', String(CLASSROOM_CURVES));
+  await expect(table).toHaveAttribute('data-cells', String(CLASSROOM_CELLS));
+  // Every curve has an accuracy at every t, and accuracies are proportions of a test set.
+  const means = await page.locator('[data-testid="results-row"] td[data-t]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-mean')));
+  expect(means.length).toBe(CLASSROOM_CURVES * 6);
+  for (const m of means) {
+    expect(m).not.toBe('');
+    expect(Number(m)).toBeGreaterThan(0.2);
+    expect(Number(m)).toBeLessThanOrEqual(1);
+  }
+  // The supervised baseline is flat in t by construction (its t > 0 cells copy t = 0).
+  const xgb = page.locator('[data-testid="results-row"][data-curve="xgb|iris|distribution|5"] td[data-t]');
+  const xgbMeans = await xgb.evaluateAll((tds) => tds.map((td) => td.getAttribute('data-mean')));
+  expect(new Set(xgbMeans).size).toBe(1);
+
+  const stored = await storedCells(page);
+  expect(stored.status).toBe('done');
+  expect(stored.keys.length).toBe(CLASSROOM_CELLS);
+  expect(new Set(stored.keys).size).toBe(CLASSROOM_CELLS);
+  expect(stored.statuses.filter((s) => s !== 'ok')).toEqual([]);
+  expect(errors).toEqual([]);
+});
+
+test('a reload mid-run offers Resume; the resumed run completes with every key once', async ({ page }) => {
+  await page.goto('/#/run');
+  await page.getByTestId('run-start').click();
+  // Let part of the run land in IndexedDB, then reload while cells are in flight.
+  await expect.poll(async () => (await progress(page)).done, { timeout: 120_000 }).toBeGreaterThanOrEqual(100);
+  const before = (await progress(page)).done;
+  expect(before).toBeLessThan(CLASSROOM_CELLS);
+  await page.reload();
+
+  const resume = page.getByTestId('run-resume');
+  await expect(resume).toHaveCount(1);
+  await expect(page.getByTestId('run-resumable')).toContainText(`/ ${CLASSROOM_CELLS}`);
+  const savedAfterReload = (await storedCells(page)).keys.length;
+  expect(savedAfterReload).toBeGreaterThanOrEqual(before);
+  await resume.click();
+
+  // The finished count never goes backwards, from the reload to the end.
+  const seen: number[] = [];
+  await expect.poll(async () => {
+    const p = await progress(page);
+    seen.push(p.done);
+    return (await page.getByTestId('run-phase').getAttribute('data-phase'));
+  }, { timeout: 170_000, intervals: [200] }).toBe('done');
+  seen.push((await progress(page)).done);
+  expect(seen[0]).toBeGreaterThanOrEqual(savedAfterReload);
+  for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+  expect(seen[seen.length - 1]).toBe(CLASSROOM_CELLS);
+
+  const stored = await storedCells(page);
+  expect(stored.status).toBe('done');
+  expect(stored.keys.length).toBe(CLASSROOM_CELLS);
+  expect(new Set(stored.keys).size).toBe(CLASSROOM_CELLS);
+  await expect(page.getByTestId('results-table')).toHaveAttribute('data-cells', String(CLASSROOM_CELLS));
+  await expect(page.getByTestId('run-resume')).toHaveCount(0);
+});
