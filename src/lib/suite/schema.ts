@@ -85,9 +85,9 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 function jsonProblem(x: unknown, where: string, depth: number, budget: { nodes: number }): string | null {
   if (--budget.nodes < 0) return `${where}: too many values (over ${JSON_LIMITS.nodes})`;
   if (x === null || typeof x === 'boolean') return null;
-  if (typeof x === 'number') return Number.isFinite(x) ? null : `${where}: expected a finite number, got ${describe(x)}`;
+  if (typeof x === 'number') return Number.isFinite(x) ? null : `${where}: expected a finite number, got ${describeValue(x)}`;
   if (typeof x === 'string') {
-    return x.length <= JSON_LIMITS.stringLength ? null : `${where}: expected a string of at most ${JSON_LIMITS.stringLength} characters, got ${describe(x)}`;
+    return x.length <= JSON_LIMITS.stringLength ? null : `${where}: expected a string of at most ${JSON_LIMITS.stringLength} characters, got ${describeValue(x)}`;
   }
   if (depth >= JSON_LIMITS.depth) return `${where}: nested deeper than ${JSON_LIMITS.depth} levels`;
   if (Array.isArray(x)) {
@@ -100,14 +100,14 @@ function jsonProblem(x: unknown, where: string, depth: number, budget: { nodes: 
   if (isPlainObject(x)) {
     for (const [k, val] of Object.entries(x)) {
       if (k.length > JSON_LIMITS.keyLength || FORBIDDEN_KEYS.has(k)) {
-        return `${where}: key ${describe(k)} is not allowed (keys: at most ${JSON_LIMITS.keyLength} characters, not __proto__/constructor/prototype)`;
+        return `${where}: key ${describeValue(k)} is not allowed (keys: at most ${JSON_LIMITS.keyLength} characters, not __proto__/constructor/prototype)`;
       }
       const p = jsonProblem(val, `${where}.${k}`, depth + 1, budget);
       if (p) return p;
     }
     return null;
   }
-  return `${where}: expected a plain JSON value, got ${describe(x)}`;
+  return `${where}: expected a plain JSON value, got ${describeValue(x)}`;
 }
 
 function isPlainObject(x: unknown): x is Record<string, unknown> {
@@ -224,7 +224,7 @@ const OutcomeSchema = v.pipe(
         const o = i.input as OutcomeShape;
         return o.status === 'ok'
           ? 'expected a number for a cell with status "ok", got null'
-          : `expected null for a cell with status "${o.status}", got ${describe(o.accuracy)}`;
+          : `expected null for a cell with status "${o.status}", got ${describeValue(o.accuracy)}`;
       },
     ),
     ['accuracy'],
@@ -392,7 +392,7 @@ export type RunEnv = v.InferOutput<typeof RunEnvSchema>;
 // Parsing and messages
 
 /** A short, safe description of a received value (never echoes a long string). */
-export function describe(x: unknown): string {
+export function describeValue(x: unknown): string {
   if (x === undefined) return 'nothing (the field is missing)';
   if (x === null) return 'null';
   if (typeof x === 'string') return x.length <= 60 ? JSON.stringify(x) : `a string of ${x.length} characters`;
@@ -421,11 +421,11 @@ function toSchemaError(issue: v.BaseIssue<unknown>): SchemaError {
     // valibot lets a list through as an object; name the list, not its first "missing" key.
     const items = (issue.path ?? []) as { key: unknown; input: unknown }[];
     const parent = items[items.length - 1]?.input;
-    if (Array.isArray(parent)) return new SchemaError(formatPath(items.slice(0, -1)), `expected an object, got ${describe(parent)}`);
+    if (Array.isArray(parent)) return new SchemaError(formatPath(items.slice(0, -1)), `expected an object, got ${describeValue(parent)}`);
     return new SchemaError(path, 'required field is missing');
   }
   if (issue.type === 'check' || issue.type === 'raw_check') return new SchemaError(path, issue.message);
-  return new SchemaError(path, `${issue.message}, got ${describe(issue.input)}`);
+  return new SchemaError(path, `${issue.message}, got ${describeValue(issue.input)}`);
 }
 
 function parseWith<T extends v.GenericSchema>(schema: T, x: unknown): v.InferOutput<T> {
@@ -435,7 +435,7 @@ function parseWith<T extends v.GenericSchema>(schema: T, x: unknown): v.InferOut
 }
 
 function versionOf(x: unknown, what: string): unknown {
-  if (Array.isArray(x)) throw new SchemaError('', `expected ${what} object, got ${describe(x)}`);
+  if (Array.isArray(x)) throw new SchemaError('', `expected ${what} object, got ${describeValue(x)}`);
   return x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as { schema?: unknown }).schema : undefined;
 }
 
@@ -443,7 +443,7 @@ function versionOf(x: unknown, what: string): unknown {
 export function parseCellResult(x: unknown): CellResult {
   const version = versionOf(x, 'a cell result');
   if (typeof version === 'string' && version !== CELL_SCHEMA) {
-    throw new SchemaError('schema', `unsupported schema version ${describe(version)}; this version of RAC Bench reads "${CELL_SCHEMA}"`);
+    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${CELL_SCHEMA}"`);
   }
   return parseWith(CellResultSchema, x);
 }
@@ -452,12 +452,12 @@ export function parseCellResult(x: unknown): CellResult {
 export function parseRun(x: unknown): RunRecord {
   const version = versionOf(x, 'a run record');
   if (typeof version === 'string' && version !== RUN_SCHEMA) {
-    throw new SchemaError('schema', `unsupported schema version ${describe(version)}; this version of RAC Bench reads "${RUN_SCHEMA}"`);
+    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${RUN_SCHEMA}"`);
   }
   // Refuse oversized runs before validating 100 000+ cells one by one.
   const cells = x !== null && typeof x === 'object' ? (x as { cells?: unknown }).cells : undefined;
   if (Array.isArray(cells) && cells.length > MAX_RUN_CELLS) {
-    throw new SchemaError('cells', `expected a list of at most ${MAX_RUN_CELLS} cells, got ${describe(cells)}`);
+    throw new SchemaError('cells', `expected a list of at most ${MAX_RUN_CELLS} cells, got ${describeValue(cells)}`);
   }
   return parseWith(RunRecordSchema, x);
 }
