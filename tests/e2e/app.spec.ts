@@ -21,10 +21,18 @@ function watch(page: Page) {
 }
 
 async function waitForBackend(page: Page, backend: string, timeout = 60_000) {
-  await page.waitForFunction(
-    (b) => window.__rac?.backendReport()?.backend === b && window.__rac.selfCheck() !== null,
-    backend, { timeout },
-  );
+  try {
+    await page.waitForFunction(
+      (b) => window.__rac?.backendReport()?.backend === b && window.__rac.selfCheck() !== null,
+      backend, { timeout },
+    );
+  } catch (e) {
+    // Say what the worker did instead (e.g. which init failed and why).
+    const state = await page.evaluate(() => ({
+      status: window.__rac?.backendStatus(), report: window.__rac?.backendReport(), check: window.__rac?.selfCheck(),
+    }));
+    throw new Error(`waiting for backend ${backend}: ${(e as Error).message}\nstate: ${JSON.stringify(state)}`);
+  }
 }
 
 test('loads offline-clean, picks WASM on SwiftShader and says why', async ({ page }) => {
@@ -43,6 +51,7 @@ test('loads offline-clean, picks WASM on SwiftShader and says why', async ({ pag
     tfjsVersion: '4.22.0',
     fallbacks: [],
   });
+  expect(report!.initMs).toBeGreaterThan(0);
   const check = await page.evaluate(() => window.__rac.selfCheck());
   expect(check).toMatchObject({ backend: 'wasm', n: 64, ok: true, numTensorsBefore: 0, numTensorsAfter: 0 });
   expect(check!.maxAbsDiffVsCpu).toBeLessThan(1e-4);
@@ -98,18 +107,24 @@ test('overriding to WebGPU runs tfjs-webgpu in the worker, persists, and survive
   expect(seen.foreign).toEqual([]);
 });
 
-test('a backend named in the URL wins over storage', async ({ page }) => {
-  await page.goto('/#/?v=1&backend=cpu');
-  await waitForBackend(page, 'cpu');
-  expect(await page.evaluate(() => window.__rac.backendReport()?.reason)).toBe('You chose CPU.');
-  expect(await page.evaluate(() => window.__rac.selfCheck()?.ok)).toBe(true);
-});
+for (const b of ['cpu', 'webgl'] as const) {
+  test(`a backend named in the URL is used: ${b}`, async ({ page }) => {
+    await page.goto(`/#/?v=1&backend=${b}`);
+    await waitForBackend(page, b);
+    const report = await page.evaluate(() => window.__rac.backendReport());
+    expect(report).toMatchObject({ backend: b, requested: b, fallbacks: [] });
+    expect(report!.reason).toBe(`You chose ${b === 'cpu' ? 'CPU' : 'WebGL'}.`);
+    expect(await page.evaluate(() => window.__rac.selfCheck())).toMatchObject({ backend: b, ok: true, numTensorsAfter: 0 });
+  });
+}
 
 test('About lists dataset licences and citations', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('link', { name: 'About' }).first().click();
   await expect(page).toHaveURL(/#\/about/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('About RAC Bench');
+  // A route change starts at the top, with focus on the page content.
+  expect(await page.evaluate(() => [scrollY, document.activeElement?.id])).toEqual([0, 'main']);
   const table = page.getByTestId('dataset-licences');
   for (const name of ['Iris', 'Wine', 'Letter Recognition', 'Covertype']) await expect(table).toContainText(name);
   await expect(table).toContainText('CC BY 4.0');
@@ -117,6 +132,7 @@ test('About lists dataset licences and citations', async ({ page }) => {
   await expect(page.getByTestId('software-licences')).toContainText('TensorFlow.js');
   await expect(page.getByTestId('software-licences')).toContainText('4.22.0');
   await expect(page).toHaveTitle('About · RAC Bench');
+  await page.screenshot({ path: `${SHOTS}/about.png`, fullPage: true });
 });
 
 test('the dataset list shows iris and wine', async ({ page }) => {

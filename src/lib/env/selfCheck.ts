@@ -8,9 +8,11 @@ export interface SelfCheckResult {
   backend: string;
   /** n of the n×n matmul. */
   n: number;
-  /** Wall time of matmul + read-back, ms (the first call includes shader/kernel compilation). */
+  /** First matmul + read-back, ms: includes shader/kernel compilation and upload set-up. */
+  firstMs: number;
+  /** A second (warm) matmul + read-back, ms. */
   matmulMs: number;
-  /** max |backend − plain JS| over all entries. */
+  /** max |backend − plain JS| over all entries of both calls. */
   maxAbsDiffVsCpu: number;
   numTensorsBefore: number;
   numTensorsAfter: number;
