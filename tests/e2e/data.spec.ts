@@ -53,6 +53,8 @@ test('iris loads from the embedded copy with its pinned hash', async ({ page, co
   await expect(result).toHaveAttribute('data-sha256', IRIS_SHA);
   await expect(result).toContainText('Loaded 150 × 4 from the site');
   expect(outside).toEqual([]);
+  await page.getByTestId('dataset-row-iris').screenshot({ path: 'test-results/data-dataset-row-iris.png' });
+  await page.getByRole('region', { name: 'Datasets' }).screenshot({ path: 'test-results/data-dataset-list.png' });
 });
 
 test('letter downloads through the routed OpenML URL, then loads offline from IndexedDB, then is deleted', async ({ page, context }) => {
