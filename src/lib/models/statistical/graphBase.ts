@@ -198,11 +198,13 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
         await yieldToLoop();
         throwIfAborted(ctx.signal);
       }
-      matMulGF64(G, F, n, k, next);
       if (this.variant === 'propagation') {
+        // L rows are reset to one-hot right after, so only U rows are multiplied.
+        matMulGF64(G, F, n, k, next, nl);
         normaliseRows64(next, n, k);
         next.set(Y.subarray(0, nl * k), 0);
       } else {
+        matMulGF64(G, F, n, k, next);
         const a = this.alpha;
         for (let i = 0; i < next.length; i++) next[i] = a * next[i] + Y[i];
       }
@@ -232,11 +234,13 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     try {
       const deg = await graph.degrees(ctx.signal);
       throwIfAborted(ctx.signal);
-      graph.setSpec(this.buildGraph(deg), this.compute.cacheBytes);
+      const propagation = this.variant === 'propagation';
+      // Propagation resets L rows after every product, so its graph only needs the U rows.
+      graph.setSpec(this.buildGraph(deg), this.compute.cacheBytes, propagation ? nl : 0);
       const { F0, Y } = this.initialF(yl, n, k);
       const Yt = tf.tensor2d(Float32Array.from(Y), [n, k]);
-      const unlabeled = tf.tensor2d(Float32Array.from({ length: n }, (_, i) => (i < nl ? 0 : 1)), [n, 1]);
-      statics.push(Yt, unlabeled);
+      const Yl = Yt.slice([0, 0], [nl, k]);
+      statics.push(Yt, Yl);
       F = tf.tensor2d(Float32Array.from(F0), [n, k]);
       prev = tf.zeros([n, k]);
       const stride = Math.max(1, Math.floor(this.stride(n, k) / 4));
@@ -259,7 +263,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
         const cur: tf.Tensor2D = F;
         const next: tf.Tensor2D = tf.tidy(() => {
           const GF = graph.multiply(cur);
-          if (this.variant === 'propagation') return normaliseRowsT(GF).mul(unlabeled).add(Yt) as tf.Tensor2D;
+          if (propagation) return tf.concat([Yl, normaliseRowsT(GF)], 0) as tf.Tensor2D;
           return GF.mul(this.alpha).add(Yt) as tf.Tensor2D;
         });
         prev.dispose();

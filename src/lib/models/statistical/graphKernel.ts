@@ -87,10 +87,10 @@ export function applySpec64(W: Float64Array, n: number, spec: GraphSpec): Float6
   return W;
 }
 
-/** out = G · F for dense float64 G (n×n) and F (n×k). */
-export function matMulGF64(G: Float64Array, F: Float64Array, n: number, k: number, out: Float64Array): void {
-  out.fill(0);
-  for (let i = 0; i < n; i++) {
+/** Rows fromRow..n−1 of out = G · F for dense float64 G (n×n) and F (n×k); rows above are untouched. */
+export function matMulGF64(G: Float64Array, F: Float64Array, n: number, k: number, out: Float64Array, fromRow = 0): void {
+  out.fill(0, fromRow * k);
+  for (let i = fromRow; i < n; i++) {
     const base = i * n;
     const oi = i * k;
     for (let j = 0; j < n; j++) {
@@ -118,6 +118,7 @@ export class BlockedGraph {
   private rowDiv: tf.Tensor2D | null = null;
   private colDiv: tf.Tensor2D | null = null;
   private cache: tf.Tensor2D[] | null = null;
+  private fromRow = 0;
 
   constructor(Xall: Float32Array, n: number, d: number, gamma: number, blockRows: number) {
     this.n = n;
@@ -176,14 +177,18 @@ export class BlockedGraph {
     return { withSelf, noSelf };
   }
 
-  /** Fixes G's normalisation; caches all blocks when n²·4 bytes ≤ cacheBytes. */
-  setSpec(spec: GraphSpec, cacheBytes: number): void {
+  /**
+   * Fixes G's normalisation and the first row products need (LabelPropagation skips the clamped L
+   * rows); caches those blocks when their (n − fromRow)·n·4 bytes fit `cacheBytes`.
+   */
+  setSpec(spec: GraphSpec, cacheBytes: number, fromRow = 0): void {
     this.spec = spec;
+    this.fromRow = fromRow;
     this.rowDiv = tf.keep(tf.tensor2d(Float32Array.from(spec.rowDivisor), [this.n, 1]));
     this.colDiv = spec.colDivisor ? tf.keep(tf.tensor2d(Float32Array.from(spec.colDivisor), [1, this.n])) : null;
-    if (this.n * this.n * 4 <= cacheBytes) {
+    if ((this.n - fromRow) * this.n * 4 <= cacheBytes) {
       this.cache = [];
-      for (let r0 = 0; r0 < this.n; r0 += this.blockRows) {
+      for (let r0 = fromRow; r0 < this.n; r0 += this.blockRows) {
         this.cache.push(tf.keep(this.graphBlock(r0, Math.min(this.n, r0 + this.blockRows))));
       }
     }
@@ -205,17 +210,18 @@ export class BlockedGraph {
     });
   }
 
-  /** G · F (n×k), block by block. The caller owns the result. */
+  /** Rows fromRow..n−1 of G · F ((n − fromRow)×k), block by block. The caller owns the result. */
   multiply(F: tf.Tensor2D): tf.Tensor2D {
     return tf.tidy(() => {
       const parts: tf.Tensor2D[] = [];
       let b = 0;
-      for (let r0 = 0; r0 < this.n; r0 += this.blockRows, b++) {
+      for (let r0 = this.fromRow; r0 < this.n; r0 += this.blockRows, b++) {
         const r1 = Math.min(this.n, r0 + this.blockRows);
         const G = this.cache ? this.cache[b] : this.graphBlock(r0, r1);
         parts.push(tf.matMul(G, F));
         if (!this.cache) G.dispose();
       }
+      if (parts.length === 0) return tf.zeros([0, F.shape[1]]) as tf.Tensor2D;
       return parts.length === 1 ? parts[0] : tf.concat(parts, 0);
     });
   }

@@ -109,6 +109,6 @@ describe.runIf(process.env.LP_PARITY_F32 === '1')('per-cell parity, float32 tfjs
           (r.differing.length ? `\n  differing: ${r.differing.join('\n  ')}` : ''),
       );
       expect(tf.memory().numTensors).toBe(before);
-    });
+    }, 3_600_000);
   }
 });

@@ -165,6 +165,23 @@ describe('LP/LS contract', () => {
     );
   });
 
+  it('fits with an empty U on both paths (predictions agree)', async () => {
+    const empty: Matrix = { data: new Float32Array(0), rows: 0, cols: c.d };
+    const Xe = mat(c.Xe, c.d);
+    for (const Model of [LabelPropagation, LabelSpreading]) {
+      const a = new Model({}, { precision: 'float64' });
+      const b = new Model({}, { precision: 'float32' });
+      await a.fit(Xl, yl, empty, 3, { rng: mt(0) });
+      await b.fit(Xl, yl, empty, 3, { rng: mt(0) });
+      const pa = await a.predictProba(Xe);
+      const pb = await b.predictProba(Xe);
+      for (let i = 0; i < pa.length; i++) expect(pb[i]).toBeCloseTo(pa[i], 4);
+      expect(Array.from(argmaxRows(pa, Xe.rows, 3))).toEqual(Array.from(argmaxRows(pb, Xe.rows, 3)));
+      a.dispose();
+      b.dispose();
+    }
+  });
+
   it('predictProba before fit throws NotFittedError', async () => {
     await expect(new LabelPropagation().predictProba(Xl)).rejects.toThrow(/not fitted yet/);
   });
