@@ -5,7 +5,10 @@
  *
  * Usage in a worker:  const report = await initBackend(pref, { onChange: (r) => ... });
  */
-import * as tf from '@tensorflow/tfjs';
+// Core plus backends only (not the tfjs umbrella): the probe worker loads at every page start.
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import '@tensorflow/tfjs-backend-webgl';
 import '@tensorflow/tfjs-backend-webgpu';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 // Served by Vite as hashed assets; works in dev, in the build and in workers (PLATFORM-NOTES).
@@ -131,8 +134,7 @@ function firstLineOfCause(warned: string[]): string | null {
 }
 
 function tfjsVersion(): string {
-  const v = tf.version as Record<string, string>;
-  return v['tfjs'] ?? v['tfjs-core'] ?? 'unknown';
+  return tf.version_core;
 }
 
 function errText(e: unknown): string {
