@@ -54,6 +54,8 @@ export class RunState {
   results = $state.raw<CellResult[]>([]);
   resumable = $state.raw<ResumableRun[]>([]);
   error = $state<string | null>(null);
+  /** Cells already saved when the shown run was (re)started: the count before the first snapshot. */
+  savedAtStart = $state(0);
   /** Seconds from Start (or Resume) to the last cell, for the finished run. */
   wallSeconds = $state<number | null>(null);
 
@@ -115,9 +117,10 @@ export class RunState {
       const store = await this.#openStore();
       const run = await store.getRun(id);
       if (!run) throw new Error(`No saved run with id "${id}".`);
-      this.#reset(run);
-      this.resumable = this.resumable.filter((r) => r.run.id !== id);
       const cells = await store.cells(id);
+      // Set in the same tick as the run, so the count shown never starts below what is saved.
+      this.#reset(run, cells.length);
+      this.resumable = this.resumable.filter((r) => r.run.id !== id);
       this.results = cells.flatMap((c) => (c.result ? [c.result] : []));
       await store.setStatus(id, 'running');
       await this.#execute({ ...run, status: 'running' });
@@ -138,8 +141,9 @@ export class RunState {
     this.#pool.cancel();
   }
 
-  #reset(run: StoredRun): void {
+  #reset(run: StoredRun, saved = 0): void {
     this.run = run;
+    this.savedAtStart = saved;
     this.phase = 'starting';
     this.error = null;
     this.results = [];

@@ -12,7 +12,9 @@ async function progress(page: Page): Promise<{ done: number; total: number; fail
 }
 
 /** Every stored cell of the newest run, read straight from IndexedDB. */
-async function storedCells(page: Page): Promise<{ runId: string; status: string; keys: string[]; statuses: string[] }> {
+async function storedCells(page: Page): Promise<{
+  runId: string; status: string; keys: string[]; statuses: string[]; msPerAlgorithm: Record<string, number>; backends: string[];
+}> {
   return page.evaluate(async () => {
     const db: IDBDatabase = await new Promise((res, rej) => {
       const r = indexedDB.open('rac-bench-runs');
@@ -26,9 +28,20 @@ async function storedCells(page: Page): Promise<{ runId: string; status: string;
     });
     const runs = await all<{ id: string; status: string; created_at: string }>('runs');
     runs.sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
-    const cells = (await all<{ runId: string; key: string; status: string }>('cells')).filter((c) => c.runId === runs[0].id);
+    type Cell = { runId: string; key: string; status: string;
+      result: { algorithm: { name: string }; timing: { fit_ms: number; predict_ms: number }; env: { backend: string } } | null };
+    const cells = (await all<Cell>('cells')).filter((c) => c.runId === runs[0].id);
     db.close();
-    return { runId: runs[0].id, status: runs[0].status, keys: cells.map((c) => c.key), statuses: cells.map((c) => c.status) };
+    const msPerAlgorithm: Record<string, number> = {};
+    const backends = new Set<string>();
+    for (const c of cells) {
+      if (!c.result) continue;
+      backends.add(c.result.env.backend);
+      const a = c.result.algorithm.name;
+      msPerAlgorithm[a] = Math.round((msPerAlgorithm[a] ?? 0) + c.result.timing.fit_ms + c.result.timing.predict_ms);
+    }
+    return { runId: runs[0].id, status: runs[0].status, keys: cells.map((c) => c.key), statuses: cells.map((c) => c.status),
+      msPerAlgorithm, backends: [...backends] };
   });
 }
 
@@ -64,6 +77,7 @@ test('classroom preset runs end to end from the Start button and fills the resul
   expect(new Set(xgbMeans).size).toBe(1);
 
   const stored = await storedCells(page);
+  console.log(`fit+predict ms per algorithm (summed over cells, ${stored.backends.join('/')}): ${JSON.stringify(stored.msPerAlgorithm)}`);
   expect(stored.status).toBe('done');
   expect(stored.keys.length).toBe(CLASSROOM_CELLS);
   expect(new Set(stored.keys).size).toBe(CLASSROOM_CELLS);
