@@ -182,6 +182,18 @@ describe('LP/LS contract', () => {
     }
   });
 
+  it('runs the @example of the module docs', async () => {
+    const before = tf.memory().numTensors;
+    const lp = new LabelPropagation({ gamma: 1 });
+    await lp.fit(Xl, yl, Xu, 3, { rng: mt(0) });
+    const proba = await lp.predictProba(Xl); // Float32Array Xl.rows × k
+    expect(proba.length).toBe(Xl.rows * 3);
+    // Labeled rows sit on their own one-hot F rows, so they predict their own label here.
+    expect(Array.from(argmaxRows(proba, Xl.rows, 3))).toEqual(c.yl);
+    lp.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
   it('predictProba before fit throws NotFittedError', async () => {
     await expect(new LabelPropagation().predictProba(Xl)).rejects.toThrow(/not fitted yet/);
   });
