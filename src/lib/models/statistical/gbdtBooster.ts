@@ -134,7 +134,7 @@ export function trainBooster(
   const grad = new Float32Array(n * nOut);
   const hess = new Float32Array(n * nOut);
   const cols = sortColumns(X, n, d);
-  const ws = new TreeWorkspace(n, p.maxDepth);
+  const ws = new TreeWorkspace(n, d, p.maxDepth);
   const trees = new Forest();
   for (let round = 0; round < p.nEstimators; round++) {
     if (k === 2) logisticGradients(margins, y, weights, n, grad, hess);

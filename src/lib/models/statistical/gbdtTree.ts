@@ -191,9 +191,15 @@ export class TreeWorkspace {
   readonly bestLoss: Float32Array;
   readonly bestIndex: Int32Array;
   readonly bestValue: Float32Array;
-  readonly eG: Float64Array;
-  readonly eH: Float64Array;
-  readonly eLast: Float32Array;
+  /** Per node, its rows are idx[f·n + segStart .. f·n + segEnd) for every feature f. */
+  readonly segStart: Int32Array;
+  readonly segEnd: Int32Array;
+  /** Column order partitioned by node (stable, so each node's rows stay sorted). */
+  readonly idx: Int32Array;
+  readonly vals: Float32Array;
+  readonly tmpIdx: Int32Array;
+  readonly tmpVals: Float32Array;
+  readonly goLeft: Uint8Array;
   readonly feature: Int32Array;
   readonly threshold: Float32Array;
   readonly left: Int32Array;
@@ -201,7 +207,7 @@ export class TreeWorkspace {
   readonly value: Float32Array;
   readonly lossChg: Float32Array;
 
-  constructor(n: number, maxDepth: number) {
+  constructor(n: number, d: number, maxDepth: number) {
     this.position = new Int32Array(n);
     this.maxNodes = 2 ** (maxDepth + 1) - 1;
     const m = this.maxNodes;
@@ -212,9 +218,13 @@ export class TreeWorkspace {
     this.bestLoss = new Float32Array(m);
     this.bestIndex = new Int32Array(m);
     this.bestValue = new Float32Array(m);
-    this.eG = new Float64Array(m);
-    this.eH = new Float64Array(m);
-    this.eLast = new Float32Array(m);
+    this.segStart = new Int32Array(m);
+    this.segEnd = new Int32Array(m);
+    this.idx = new Int32Array(n * d);
+    this.vals = new Float32Array(n * d);
+    this.tmpIdx = new Int32Array(n);
+    this.tmpVals = new Float32Array(n);
+    this.goLeft = new Uint8Array(n);
     this.feature = new Int32Array(m);
     this.threshold = new Float32Array(m);
     this.left = new Int32Array(m);
@@ -234,6 +244,10 @@ function needReplace(oldLoss: number, oldIndex: number, newLoss: number, newInde
  * Grows one tree on gradient pairs (float32 values, one per row) into the workspace's node arrays
  * and returns its node count (see Forest.push). Rows with a negative hessian would be dropped by
  * xgboost; ours never have one.
+ *
+ * xgboost scans each whole column once per level and routes every row to its node's
+ * accumulator; we keep each node's rows as a sorted segment of every column instead (stable
+ * partition after each split), which visits the same rows of a node in the same order.
  */
 export function growTree(
   cols: SortedColumns,
@@ -242,8 +256,9 @@ export function growTree(
   p: TreeParams,
   ws: TreeWorkspace,
 ): number {
-  const { n, d, order, values, data } = cols;
-  const { position, nodeG, nodeH, nodeWeight, rootGain, bestLoss, bestIndex, bestValue, eG, eH, eLast } = ws;
+  const { n, d, data } = cols;
+  const { position, nodeG, nodeH, nodeWeight, rootGain, bestLoss, bestIndex, bestValue } = ws;
+  const { segStart, segEnd, idx, vals, tmpIdx, tmpVals, goLeft } = ws;
   const { feature, threshold, left, right, value, lossChg } = ws;
   const mcw = p.minChildWeight;
   // A node whose hessian sum is below 2·min_child_weight cannot have two children with
@@ -254,106 +269,156 @@ export function growTree(
   left[0] = -1;
   right[0] = -1;
 
-  position.fill(0, 0, n);
-  for (let r = 0; r < n; r++) if (hess[r] < 0) position[r] = ~0;
+  // Root segment: every row with a non-negative hessian, in column order.
+  let nRoot = 0;
+  for (let r = 0; r < n; r++) {
+    position[r] = hess[r] < 0 ? ~0 : 0;
+    if (hess[r] >= 0) nRoot++;
+  }
+  if (nRoot === n) {
+    idx.set(cols.order);
+    vals.set(cols.values);
+  } else {
+    for (let f = 0; f < d; f++) {
+      let w = f * n;
+      for (let i = f * n; i < f * n + n; i++) {
+        if (position[cols.order[i]] < 0) continue;
+        idx[w] = cols.order[i];
+        vals[w++] = cols.values[i];
+      }
+    }
+  }
+  segStart[0] = 0;
+  segEnd[0] = nRoot;
 
   let qFirst = 0;
   let qLast = 1;
   initNodes(ws, grad, hess, n, p, qFirst, qLast);
   for (let depth = 0; depth < p.maxDepth; depth++) {
-    // FindSplit over the nodes qFirst..qLast-1 (ids of one level are contiguous).
+    // FindSplit: per node, every feature's segment scanned from the largest value down.
     for (let nid = qFirst; nid < qLast; nid++) {
-      bestLoss[nid] = 0;
-      bestIndex[nid] = 0;
-      bestValue[nid] = 0;
-    }
-    let anySplittable = false;
-    for (let nid = qFirst; nid < qLast; nid++) if (nodeH[nid] >= minSplitHess) anySplittable = true;
-    for (let f = 0; anySplittable && f < d; f++) {
-      for (let nid = qFirst; nid < qLast; nid++) {
-        eG[nid] = 0;
-        eH[nid] = 0;
-      }
-      const base = f * n;
-      for (let i = n - 1; i >= 0; i--) {
-        const r = order[base + i];
-        const nid = position[r];
-        if (nid < 0) continue;
-        const fv = values[base + i];
-        if (eH[nid] === 0) {
-          eG[nid] += grad[r];
-          eH[nid] += hess[r];
-          eLast[nid] = fv;
-          continue;
-        }
-        const last = eLast[nid];
-        if (fv !== last && eH[nid] >= mcw) {
-          const cG = nodeG[nid] - eG[nid];
-          const cH = nodeH[nid] - eH[nid];
-          if (cH >= mcw) {
-            const gain = calcGain(p, cG, cH) + calcGain(p, eG[nid], eH[nid]);
-            const loss = f32(gain - rootGain[nid]);
-            if (needReplace(bestLoss[nid], bestIndex[nid], loss, f)) {
-              const proposed = f32(f32(fv + last) * 0.5);
-              bestLoss[nid] = loss;
-              bestIndex[nid] = f;
-              bestValue[nid] = proposed === fv ? last : proposed;
+      let bLoss = 0;
+      let bIndex = 0;
+      let bValue = 0;
+      const G = nodeG[nid];
+      const H = nodeH[nid];
+      const root = rootGain[nid];
+      if (H >= minSplitHess) {
+        for (let f = 0; f < d; f++) {
+          const lo = f * n + segStart[nid];
+          const hi = f * n + segEnd[nid];
+          let eG = 0;
+          let eH = 0;
+          let last = 0;
+          for (let i = hi - 1; i >= lo; i--) {
+            const r = idx[i];
+            const fv = vals[i];
+            if (eH === 0) {
+              eG += grad[r];
+              eH += hess[r];
+              last = fv;
+              continue;
+            }
+            if (fv !== last && eH >= mcw) {
+              const cH = H - eH;
+              if (cH >= mcw) {
+                const loss = f32(calcGain(p, G - eG, cH) + calcGain(p, eG, eH) - root);
+                if (needReplace(bLoss, bIndex, loss, f)) {
+                  const proposed = f32(f32(fv + last) * 0.5);
+                  bLoss = loss;
+                  bIndex = f;
+                  bValue = proposed === fv ? last : proposed;
+                }
+              }
+            }
+            eG += grad[r];
+            eH += hess[r];
+            last = fv;
+          }
+          // All rows on the right: only possible when min_child_weight ≤ the rounding residue.
+          const cH = H - eH;
+          if (eH >= mcw && cH >= mcw) {
+            const loss = f32(calcGain(p, G - eG, cH) + calcGain(p, eG, eH) - root);
+            if (needReplace(bLoss, bIndex, loss, f)) {
+              bLoss = loss;
+              bIndex = f;
+              bValue = f32(last - f32(Math.abs(last) + RT_EPS));
             }
           }
         }
-        eG[nid] += grad[r];
-        eH[nid] += hess[r];
-        eLast[nid] = fv;
       }
-      // All rows on the right: only possible when min_child_weight ≤ the rounding residue.
-      for (let nid = qFirst; nid < qLast; nid++) {
-        const cG = nodeG[nid] - eG[nid];
-        const cH = nodeH[nid] - eH[nid];
-        if (eH[nid] >= mcw && cH >= mcw) {
-          const gain = calcGain(p, cG, cH) + calcGain(p, eG[nid], eH[nid]);
-          const loss = f32(gain - rootGain[nid]);
-          if (needReplace(bestLoss[nid], bestIndex[nid], loss, f)) {
-            bestLoss[nid] = loss;
-            bestIndex[nid] = f;
-            bestValue[nid] = f32(eLast[nid] - f32(Math.abs(eLast[nid]) + RT_EPS));
-          }
-        }
-      }
+      bestLoss[nid] = bLoss;
+      bestIndex[nid] = bIndex;
+      bestValue[nid] = bValue;
     }
     // Expand or close every node of this level; children get the next free ids in order.
     const nextFirst = nNodes;
     for (let nid = qFirst; nid < qLast; nid++) {
       lossChg[nid] = bestLoss[nid];
-      if (bestLoss[nid] > RT_EPS) {
-        feature[nid] = bestIndex[nid];
-        threshold[nid] = bestValue[nid];
-        left[nid] = nNodes;
-        right[nid] = nNodes + 1;
-        for (const c of [nNodes, nNodes + 1]) {
-          feature[c] = -1;
-          left[c] = -1;
-          right[c] = -1;
-        }
-        nNodes += 2;
-      } else {
+      if (!(bestLoss[nid] > RT_EPS)) {
+        // A leaf; its rows keep this id, which no later level looks at.
         value[nid] = f32(nodeWeight[nid] * p.eta);
-      }
-    }
-    // ResetPosition: route rows of split nodes (value < threshold goes left), retire the rest.
-    for (let r = 0; r < n; r++) {
-      const nid = position[r];
-      if (nid < qFirst || nid >= qLast) continue;
-      if (left[nid] < 0) {
-        position[r] = ~nid;
         continue;
       }
-      const v = data[r * d + feature[nid]];
-      position[r] = v < threshold[nid] || v !== v ? left[nid] : right[nid];
+      const fs = bestIndex[nid];
+      const thr = bestValue[nid];
+      const lc = nNodes;
+      const rc = nNodes + 1;
+      feature[nid] = fs;
+      threshold[nid] = thr;
+      left[nid] = lc;
+      right[nid] = rc;
+      feature[lc] = feature[rc] = -1;
+      left[lc] = left[rc] = -1;
+      right[lc] = right[rc] = -1;
+      nNodes += 2;
+      // ResetPosition: value < threshold goes left (missing would take the default, left).
+      const s0 = segStart[nid];
+      const e0 = segEnd[nid];
+      let nLeft = 0;
+      for (let i = s0; i < e0; i++) {
+        const r = idx[i];
+        const v = data[r * d + fs];
+        const gl = v < thr || v !== v ? 1 : 0;
+        goLeft[r] = gl;
+        position[r] = gl ? lc : rc;
+        nLeft += gl;
+      }
+      segStart[lc] = s0;
+      segEnd[lc] = s0 + nLeft;
+      segStart[rc] = s0 + nLeft;
+      segEnd[rc] = e0;
     }
     qFirst = nextFirst;
     qLast = nNodes;
     if (qFirst === qLast) break;
     initNodes(ws, grad, hess, n, p, qFirst, qLast);
+    if (depth + 1 === p.maxDepth) break;
+    // Partition the column segments of the split nodes whose children will be scanned.
+    for (let lc = qFirst; lc < qLast; lc += 2) {
+      if (nodeH[lc] < minSplitHess && nodeH[lc + 1] < minSplitHess) continue;
+      const s0 = segStart[lc];
+      const e0 = segEnd[lc + 1];
+      for (let f = 0; f < d; f++) {
+        const base = f * n;
+        let wl = base + s0;
+        let wr = 0;
+        // Branch-free stable partition (wl never passes i, so nothing unread is overwritten).
+        for (let i = base + s0; i < base + e0; i++) {
+          const r = idx[i];
+          const v = vals[i];
+          const g = goLeft[r];
+          idx[wl] = r;
+          vals[wl] = v;
+          tmpIdx[wr] = r;
+          tmpVals[wr] = v;
+          wl += g;
+          wr += 1 - g;
+        }
+        idx.set(tmpIdx.subarray(0, wr), wl);
+        vals.set(tmpVals.subarray(0, wr), wl);
+      }
+    }
   }
   for (let nid = qFirst; nid < qLast; nid++) value[nid] = f32(nodeWeight[nid] * p.eta);
 
