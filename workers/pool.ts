@@ -119,6 +119,7 @@ export class BenchPool {
   #slots: (Slot | null)[] = [];
   #cancelled = false;
   #backends = new Set<BackendName>();
+  #restarts = 0;
 
   constructor(opts: PoolOptions) {
     if (!Number.isInteger(opts.size) || opts.size < 1) {
@@ -134,6 +135,25 @@ export class BenchPool {
   /** Backends the workers ran on so far. */
   get backends(): BackendName[] {
     return [...this.#backends];
+  }
+
+  /** Workers replaced after a crash or a lost GPU device. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** Test hook: make worker `index` crash (an uncaught error in the worker). False when it is not running. */
+  simulateCrash(index: number): boolean {
+    const slot = this.#slots[index];
+    if (!slot) return false;
+    void slot.remote.simulateCrash().catch(() => {});
+    return true;
+  }
+
+  /** Test hook: make worker `index` lose its WebGPU device (false result when it is not on WebGPU). */
+  async simulateDeviceLost(index: number): Promise<boolean> {
+    const slot = this.#slots[index];
+    return slot ? slot.remote.simulateDeviceLost() : false;
   }
 
   snapshot(): ProgressSnapshot | null {
@@ -228,6 +248,7 @@ export class BenchPool {
             }
             const failedBackend = slot.report?.backend ?? null;
             slot.terminate('replaced after a crash');
+            this.#restarts++;
             view({ phase: 'restarting', cell: cell.key, attempt, message: errText(e) }, slot);
             const decision = scheduler.crashed(cell.key);
             slot = null;

@@ -54,6 +54,8 @@ export class RunState {
   results = $state.raw<CellResult[]>([]);
   resumable = $state.raw<ResumableRun[]>([]);
   error = $state<string | null>(null);
+  /** Workers replaced after a crash or a lost GPU device, in this session of the shown run. */
+  restarts = $state(0);
   /** Cells already saved when the shown run was (re)started: the count before the first snapshot. */
   savedAtStart = $state(0);
   /** Seconds from Start (or Resume) to the last cell, for the finished run. */
@@ -144,6 +146,7 @@ export class RunState {
   #reset(run: StoredRun, saved = 0): void {
     this.run = run;
     this.savedAtStart = saved;
+    this.restarts = 0;
     this.phase = 'starting';
     this.error = null;
     this.results = [];
@@ -200,12 +203,26 @@ export class RunState {
     }
     const snap = this.#pool?.snapshot();
     if (snap) this.progress = snap;
+    if (this.#pool) this.restarts = this.#pool.restarts;
   }
 
   #fail(e: unknown): void {
     this.phase = 'error';
     this.error = errText(e);
   }
+
+  /** Test hooks (window.__racRun): crash a worker, lose a GPU device, count replaced workers. */
+  debugHooks() {
+    return {
+      simulateCrash: (index: number) => this.#pool?.simulateCrash(index) ?? false,
+      simulateDeviceLost: (index: number) => this.#pool?.simulateDeviceLost(index) ?? Promise.resolve(false),
+      restarts: () => this.restarts,
+    };
+  }
 }
 
 export const runState = new RunState();
+
+if (typeof window !== 'undefined') {
+  (window as unknown as { __racRun: ReturnType<RunState['debugHooks']> }).__racRun = runState.debugHooks();
+}
