@@ -94,7 +94,7 @@ export async function initBackend(pref: BackendPref, opts: InitOptions = {}): Pr
       continue;
     }
     current = {
-      backend: b, requested: pref, reason: fallbackReason(choice, b, failures), adapter,
+      backend: b, requested: pref, chosen: choice.backend, reason: fallbackReason(choice, b, failures), adapter,
       tfjsVersion: tfjsVersion(), initMs: Math.round(initMs * 10) / 10, fallbacks,
     };
     watchDevice();
@@ -169,6 +169,7 @@ async function onDeviceLost(device: GPUDevice, info: GPUDeviceLostInfo): Promise
   current = {
     ...report,
     requested: prev?.requested ?? 'auto',
+    chosen: prev?.chosen ?? report.chosen,
     reason: `${what} — switched to ${backendLabel(report.backend)}.`,
     adapter: prev?.adapter ?? report.adapter,
     fallbacks: [...(prev?.fallbacks ?? []), `webgpu: ${what}`, ...report.fallbacks],

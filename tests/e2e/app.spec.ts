@@ -46,6 +46,7 @@ test('loads offline-clean, picks WASM on SwiftShader and says why', async ({ pag
   expect(report).toMatchObject({
     backend: 'wasm',
     requested: 'auto',
+    chosen: 'wasm',
     reason: 'WebGPU adapter is a software fallback (SwiftShader), so WASM is faster here.',
     adapter: { vendor: 'google', architecture: 'swiftshader', isFallbackAdapter: true },
     tfjsVersion: '4.22.0',
@@ -117,6 +118,23 @@ for (const b of ['cpu', 'webgl'] as const) {
     expect(await page.evaluate(() => window.__rac.selfCheck())).toMatchObject({ backend: b, ok: true, numTensorsAfter: 0 });
   });
 }
+
+test('when the WASM binary cannot load, init falls through to WebGL and says why', async ({ page }) => {
+  await page.route('**/*.wasm', (route) => route.abort());
+  await page.goto('/');
+  await waitForBackend(page, 'webgl');
+  const report = await page.evaluate(() => window.__rac.backendReport());
+  expect(report).toMatchObject({ backend: 'webgl', chosen: 'wasm', requested: 'auto' });
+  expect(report!.fallbacks).toHaveLength(1);
+  expect(report!.fallbacks[0]).toMatch(/^wasm: /);
+  expect(report!.reason).toMatch(/^WASM failed to start \(.+\), so WebGL is used instead\.$/);
+  expect(await page.evaluate(() => window.__rac.selfCheck()?.ok)).toBe(true);
+  const badge = page.getByTestId('device-badge');
+  await expect(badge).toHaveText('WebGL · SwiftShader fallback adapter');
+  await expect(badge).toHaveAttribute('data-tone', 'warn');
+  await badge.click();
+  await expect(page.getByText('What was tried (1)')).toBeVisible();
+});
 
 test('About lists dataset licences and citations', async ({ page }) => {
   await page.goto('/');

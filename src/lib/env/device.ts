@@ -26,6 +26,8 @@ export interface BackendReport {
   backend: BackendName;
   /** What the user asked for. */
   requested: BackendPref;
+  /** What `chooseBackend` picked; differs from `backend` when that failed to initialise. */
+  chosen: BackendName;
   /** One plain sentence: why this backend. */
   reason: string;
   adapter: AdapterFacts | null;
