@@ -112,6 +112,8 @@ export class Assemble implements Estimator {
       throw new Error(`Assemble.fit: Xu has ${Xu.cols} features; expected ${Xl.cols} like Xl.`);
     }
     const { T, alpha, beta, nNeighbors } = own;
+    // Inner fits share the abort signal but not the progress callback (this fit reports its own).
+    const inner: FitContext = { rng: ctx.rng, signal: ctx.signal };
     const l = Xl.rows;
     const u = Xu.rows;
     const n = l + u;
@@ -124,7 +126,7 @@ export class Assemble implements Estimator {
     for (let i = 0; i < l; i++) weight[i] = u > 0 ? beta / l : 1 / l;
     for (let i = l; i < n; i++) weight[i] = (1 - beta) / u;
     let f = new GBDTClassifier(base);
-    f.fitSync(Xall, yAll, weight.map((v) => v * n), k, ctx);
+    f.fitSync(Xall, yAll, weight.map((v) => v * n), k, inner);
 
     const members: AssembleMember[] = [];
     const P = new Float64Array(n * k);
@@ -170,7 +172,7 @@ export class Assemble implements Estimator {
         ws[s] = weight[pick[s]] * l;
       }
       f = new GBDTClassifier(base);
-      f.fitSync(takeRows(Xall, pick), ys, ws, k, ctx);
+      f.fitSync(takeRows(Xall, pick), ys, ws, k, inner);
     }
     this.members = members;
     this.d = Xl.cols;

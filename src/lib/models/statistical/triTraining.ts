@@ -115,6 +115,8 @@ export class TriTraining implements Estimator {
       throw new Error(`TriTraining.fit: Xu has ${Xu.cols} features; expected ${Xl.cols} like Xl.`);
     }
     const { rng } = ctx;
+    // Inner fits share the abort signal but not the progress callback (this fit reports its own).
+    const inner: FitContext = { rng, signal: ctx.signal };
     const nl = Xl.rows;
     const learners = [0, 1, 2].map(() => new GBDTClassifier(this.params.base));
     const bootstrapMissingClasses: number[][] = [];
@@ -124,7 +126,7 @@ export class TriTraining implements Estimator {
       for (let i = 0; i < nl; i++) boot[i] = rng.randint(nl);
       const yb = new Int32Array(nl);
       for (let i = 0; i < nl; i++) yb[i] = yl[boot[i]];
-      h.fitSync(takeRows(Xl, boot), yb, null, k, ctx); // all k outputs even if yb misses a class
+      h.fitSync(takeRows(Xl, boot), yb, null, k, inner); // all k outputs even if yb misses a class
       const seen = new Set(yb);
       bootstrapMissingClasses.push(Array.from({ length: k }, (_, c) => c).filter((c) => !seen.has(c)));
     }
@@ -177,7 +179,7 @@ export class TriTraining implements Estimator {
         const rows = newRows[i];
         const yNew = new Int32Array(rows.length);
         for (let s = 0; s < rows.length; s++) yNew[s] = predU![j][rows[s]];
-        learners[i].fitSync(stackRows(Xl, takeRows(Xu, rows)), concatLabels(yl, yNew), null, k, ctx);
+        learners[i].fitSync(stackRows(Xl, takeRows(Xu, rows)), concatLabels(yl, yNew), null, k, inner);
         ePrime[i] = e[i];
         lPrime[i] = rows.length;
         nUpdates[i]++;

@@ -1,6 +1,6 @@
 /** Tri-Training and Assemble as estimators: determinism, k outputs, stop rules, iris sanity. */
 import { describe, expect, it } from 'vitest';
-import { argmaxRows, NotFittedError } from '../../../../src/lib/models/estimator.ts';
+import { AbortError, argmaxRows, NotFittedError } from '../../../../src/lib/models/estimator.ts';
 import { ParamError } from '../../../../src/lib/models/params.ts';
 import { Assemble } from '../../../../src/lib/models/statistical/assemble.ts';
 import { GBDTClassifier } from '../../../../src/lib/models/statistical/gbdt.ts';
@@ -127,6 +127,28 @@ describe('Assemble', () => {
       "The 'beta' parameter of Assemble must be a number in the range [0, 1]. Got 1.5 instead.",
     );
     await expect(new Assemble().predictProba(L.X)).rejects.toThrow(NotFittedError);
+  });
+});
+
+describe('abort and progress', () => {
+  it('an aborted signal stops every estimator with an AbortError', async () => {
+    const L = blobs([4, 4, 4], 12);
+    const ac = new AbortController();
+    ac.abort();
+    for (const m of [new GBDTClassifier(), new TriTraining(), new Assemble()]) {
+      await expect(m.fit(L.X, L.y, L.X, 3, { rng: mt(0), signal: ac.signal })).rejects.toThrow(AbortError);
+    }
+  });
+  it('progress fractions never go backwards and end at 1', async () => {
+    const L = blobs([4, 4, 4], 13);
+    const U = blobs([6, 6, 6], 14);
+    for (const m of [new GBDTClassifier(), new TriTraining(), new Assemble({ T: 4 })]) {
+      const seen: number[] = [];
+      await m.fit(L.X, L.y, U.X, 3, { rng: mt(0), onProgress: (p) => seen.push(p.fraction) });
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.at(-1)).toBe(1);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+    }
   });
 });
 
