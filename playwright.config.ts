@@ -3,6 +3,8 @@ import { defineConfig } from '@playwright/test';
 // Debian's Chromium, never a downloaded browser (`npx playwright install` cannot run here).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PORT = Number(process.env.E2E_PORT ?? 4173);
+// Its own build folder per port, so parallel runs never serve each other's half-written dist.
+const OUT_DIR = process.env.E2E_OUT_DIR ?? (PORT === 4173 ? 'dist' : `.cache/dist-${PORT}`);
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -25,7 +27,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx vite build && npx vite preview --port ${PORT} --strictPort`,
+    command: `npx vite build --outDir ${OUT_DIR} --emptyOutDir && npx vite preview --outDir ${OUT_DIR} --port ${PORT} --strictPort`,
     url: `http://localhost:${PORT}`,
     reuseExistingServer: false,
     timeout: 180_000,
