@@ -232,11 +232,11 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     let prev: tf.Tensor2D | null = null;
     const statics: tf.Tensor[] = [];
     try {
-      const deg = await graph.degrees(ctx.signal);
-      throwIfAborted(ctx.signal);
       const propagation = this.variant === 'propagation';
       // Propagation resets L rows after every product, so its graph only needs the U rows.
-      graph.setSpec(this.buildGraph(deg), this.compute.cacheBytes, propagation ? nl : 0);
+      const deg = await graph.prepare(propagation ? nl : 0, this.compute.cacheBytes, ctx.signal);
+      throwIfAborted(ctx.signal);
+      graph.setSpec(this.buildGraph(deg));
       const { F0, Y } = this.initialF(yl, n, k);
       const Yt = tf.tensor2d(Float32Array.from(Y), [n, k]);
       const Yl = Yt.slice([0, 0], [nl, k]);

@@ -142,11 +142,10 @@ export class BlockedGraph {
   }
 
   /** Affinity rows r0..r1 of the training graph (self-distance forced to exactly 0). */
-  private affinityBlock(r0: number, r1: number): tf.Tensor2D {
+  private affinityBlock(r0: number, r1: number, offDiag: tf.Tensor2D): tf.Tensor2D {
     return tf.tidy(() => {
       const Q = this.X.slice([r0, 0], [r1 - r0, -1]);
       const qn = this.norms.slice([0, r0], [1, r1 - r0]).reshape([r1 - r0, 1]) as tf.Tensor2D;
-      const offDiag = this.offDiagonalMask(r0, r1);
       return tf.exp(this.sqDist(Q, qn).mul(offDiag).mul(-this.gamma)) as tf.Tensor2D;
     });
   }
@@ -157,17 +156,32 @@ export class BlockedGraph {
     );
   }
 
-  /** Row sums of W with and without the self-loop, read back to JS. */
-  async degrees(signal?: AbortSignal): Promise<Degrees> {
+  /** Row blocks: rows 0..fromRow−1 (degrees only), then fromRow..n−1 (the rows products need). */
+  private blocks(): [number, number][] {
+    const out: [number, number][] = [];
+    for (const [a, b] of [[0, this.fromRow], [this.fromRow, this.n]]) {
+      for (let r0 = a; r0 < b; r0 += this.blockRows) out.push([r0, Math.min(b, r0 + this.blockRows)]);
+    }
+    return out;
+  }
+
+  /**
+   * One pass over W: row sums with and without the self-loop (read back to JS), keeping the raw
+   * blocks of rows fromRow..n−1 (LabelPropagation skips the clamped L rows) when their
+   * (n − fromRow)·n·4 bytes fit `cacheBytes`; otherwise they are recomputed every product.
+   */
+  async prepare(fromRow: number, cacheBytes: number, signal?: AbortSignal): Promise<Degrees> {
+    this.fromRow = fromRow;
+    const keep = (this.n - fromRow) * this.n * 4 <= cacheBytes;
+    if (keep) this.cache = [];
     const withSelf = new Float64Array(this.n);
     const noSelf = new Float64Array(this.n);
-    for (let r0 = 0; r0 < this.n; r0 += this.blockRows) {
+    for (const [r0, r1] of this.blocks()) {
       if (signal?.aborted) break;
-      const r1 = Math.min(this.n, r0 + this.blockRows);
-      const [a, b] = tf.tidy(() => {
-        const W = this.affinityBlock(r0, r1);
-        return [W.sum(1), W.mul(this.offDiagonalMask(r0, r1)).sum(1)];
-      });
+      const W = tf.tidy(() => this.affinityBlock(r0, r1, this.offDiagonalMask(r0, r1)));
+      const [a, b] = tf.tidy(() => [W.sum(1), W.mul(this.offDiagonalMask(r0, r1)).sum(1)]);
+      if (keep && r0 >= fromRow) this.cache!.push(tf.keep(W));
+      else W.dispose();
       const [av, bv] = await Promise.all([a.data(), b.data()]);
       a.dispose();
       b.dispose();
@@ -177,20 +191,18 @@ export class BlockedGraph {
     return { withSelf, noSelf };
   }
 
-  /**
-   * Fixes G's normalisation and the first row products need (LabelPropagation skips the clamped L
-   * rows); caches those blocks when their (n − fromRow)·n·4 bytes fit `cacheBytes`.
-   */
-  setSpec(spec: GraphSpec, cacheBytes: number, fromRow = 0): void {
+  /** Fixes G's normalisation; cached raw blocks become graph blocks in place. */
+  setSpec(spec: GraphSpec): void {
     this.spec = spec;
-    this.fromRow = fromRow;
     this.rowDiv = tf.keep(tf.tensor2d(Float32Array.from(spec.rowDivisor), [this.n, 1]));
     this.colDiv = spec.colDivisor ? tf.keep(tf.tensor2d(Float32Array.from(spec.colDivisor), [1, this.n])) : null;
-    if ((this.n - fromRow) * this.n * 4 <= cacheBytes) {
-      this.cache = [];
-      for (let r0 = fromRow; r0 < this.n; r0 += this.blockRows) {
-        this.cache.push(tf.keep(this.graphBlock(r0, Math.min(this.n, r0 + this.blockRows))));
-      }
+    if (this.cache) {
+      const ranges = this.blocks().filter(([r0]) => r0 >= this.fromRow);
+      this.cache = this.cache.map((W, b) => {
+        const G = tf.keep(this.normalise(W, ranges[b][0], ranges[b][1]));
+        W.dispose();
+        return G;
+      });
     }
   }
 
@@ -198,11 +210,12 @@ export class BlockedGraph {
     return this.cache !== null;
   }
 
-  private graphBlock(r0: number, r1: number): tf.Tensor2D {
+  /** G rows r0..r1 from W rows r0..r1: ÷ column divisor, ÷ row divisor, optional zero diagonal. */
+  private normalise(W: tf.Tensor2D, r0: number, r1: number): tf.Tensor2D {
     const spec = this.spec;
     if (!spec || !this.rowDiv) throw new Error('BlockedGraph: setSpec must run before graph products.');
     return tf.tidy(() => {
-      let G = this.affinityBlock(r0, r1) as tf.Tensor2D;
+      let G = W;
       if (this.colDiv) G = G.div(this.colDiv);
       G = G.div(this.rowDiv!.slice([r0, 0], [r1 - r0, 1]));
       if (spec.zeroDiagonal) G = G.mul(this.offDiagonalMask(r0, r1));
@@ -210,13 +223,17 @@ export class BlockedGraph {
     });
   }
 
+  private graphBlock(r0: number, r1: number): tf.Tensor2D {
+    return tf.tidy(() => this.normalise(this.affinityBlock(r0, r1, this.offDiagonalMask(r0, r1)), r0, r1));
+  }
+
   /** Rows fromRow..n−1 of G · F ((n − fromRow)×k), block by block. The caller owns the result. */
   multiply(F: tf.Tensor2D): tf.Tensor2D {
     return tf.tidy(() => {
       const parts: tf.Tensor2D[] = [];
-      let b = 0;
-      for (let r0 = this.fromRow; r0 < this.n; r0 += this.blockRows, b++) {
-        const r1 = Math.min(this.n, r0 + this.blockRows);
+      const ranges = this.blocks().filter(([r0]) => r0 >= this.fromRow);
+      for (let b = 0; b < ranges.length; b++) {
+        const [r0, r1] = ranges[b];
         const G = this.cache ? this.cache[b] : this.graphBlock(r0, r1);
         parts.push(tf.matMul(G, F));
         if (!this.cache) G.dispose();

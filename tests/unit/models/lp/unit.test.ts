@@ -116,23 +116,29 @@ describe('LP/LS float32 blocked tfjs path', () => {
     });
   }
 
-  it('recomputes blocks when the cache budget is too small, with the same result', async () => {
-    const c = fixtures.cases.find((x) => x.name === 'ls-three-blobs-rsb')!;
-    const before = tf.memory().numTensors;
-    const cached = await fitCase(c, 'float32');
-    const streamed = build(c, 'float32');
-    const uncached = new LabelSpreading(c.params, { precision: 'float32', blockRows: 5, cacheBytes: 0 });
-    await uncached.fit(mat(c.Xl, c.d), Int32Array.from(c.yl), mat(c.Xu, c.d), c.k, { rng: mt(0) });
-    expect(uncached.info().graphCached).toBe(false);
-    expect(cached.info().graphCached).toBe(true);
-    const a = await cached.labelDistributions();
-    const b = await uncached.labelDistributions();
-    for (let i = 0; i < a.length; i++) expect(b[i]).toBeCloseTo(a[i], 6);
-    streamed.dispose();
-    cached.dispose();
-    uncached.dispose();
-    expect(tf.memory().numTensors).toBe(before);
-  });
+  for (const name of ['lp-three-blobs-rsb', 'ls-three-blobs-rsb']) {
+    it(`${name}: recomputes blocks when the cache budget is too small, with the same result`, async () => {
+      const c = fixtures.cases.find((x) => x.name === name)!;
+      const before = tf.memory().numTensors;
+      const cached = await fitCase(c, 'float32');
+      const compute = { precision: 'float32' as const, blockRows: 5, cacheBytes: 0 };
+      const uncached = c.variant === 'lp' ? new LabelPropagation(c.params, compute) : new LabelSpreading(c.params, compute);
+      await uncached.fit(mat(c.Xl, c.d), Int32Array.from(c.yl), mat(c.Xu, c.d), c.k, { rng: mt(0) });
+      expect(uncached.info().graphCached).toBe(false);
+      expect(cached.info().graphCached).toBe(true);
+      expect(uncached.info().nIter).toBe(cached.info().nIter);
+      const a = await cached.labelDistributions();
+      const b = await uncached.labelDistributions();
+      for (let i = 0; i < a.length; i++) expect(b[i]).toBeCloseTo(a[i], 6);
+      const Xe = mat(c.Xe, c.d);
+      const pa = await cached.predictProba(Xe);
+      const pb = await uncached.predictProba(Xe);
+      for (let i = 0; i < pa.length; i++) expect(pb[i]).toBeCloseTo(pa[i], 6);
+      cached.dispose();
+      uncached.dispose();
+      expect(tf.memory().numTensors).toBe(before);
+    });
+  }
 });
 
 describe('LP/LS contract', () => {
