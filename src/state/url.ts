@@ -7,11 +7,11 @@ import { parseBackendPref, type BackendPref } from '../lib/env/device.ts';
 
 export const URL_VERSION = 1;
 
-export const PAGES = ['home', 'run', 'results', 'learn', 'about'] as const;
+export const PAGES = ['home', 'run', 'results', 'compare', 'data', 'learn', 'about'] as const;
 export type Page = (typeof PAGES)[number];
 
 export const PAGE_TITLES: Record<Page, string> = {
-  home: 'Home', run: 'Run', results: 'Results', learn: 'Learn', about: 'About',
+  home: 'Home', run: 'Run', results: 'Results', compare: 'Compare', data: 'Data', learn: 'Learn', about: 'About',
 };
 
 /** Settings carried in the hash. Add a field here and it is parsed and written everywhere. */
