@@ -42,7 +42,23 @@ const datasets = new Map<string, Promise<LoadedDataset>>();
 let controller: AbortController | null = null;
 /** Set when the backend changed (device lost) while a cell ran. */
 let lostDuringCell: string | null = null;
+/** Sticky: once this worker's WebGPU device is lost, no later cell result from it is trusted. */
+let gpuLost: string | null = null;
+let watchingGpu = false;
 let busy = false;
+
+/** Watches the active WebGPU device directly: `lost` resolves before backend.ts has moved to wasm. */
+function watchGpu(): void {
+  if (tf.getBackend() !== 'webgpu') return;
+  const device = (tf.backend() as unknown as { device?: GPUDevice }).device;
+  if (!device) return;
+  watchingGpu = true;
+  void device.lost.then((info) => {
+    gpuLost = `GPU device lost (${info.reason}${info.message ? `: ${info.message}` : ''})`;
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function loadOnce(id: string): Promise<LoadedDataset> {
   let p = datasets.get(id);
@@ -69,6 +85,12 @@ function cellEnv(report: BackendReport): CellEnv {
   };
 }
 
+function deviceLostError(what: string): Error {
+  const e = new Error(`${what}; the pool retries it on a fresh worker.`);
+  e.name = 'DeviceLostError';
+  return e;
+}
+
 function abortError(): Error {
   const e = new Error('The cell was cancelled.');
   e.name = 'AbortError';
@@ -78,11 +100,13 @@ function abortError(): Error {
 const api = {
   async init(pref: BackendPref, opts: BenchInitOptions): Promise<BackendReport> {
     baseUrl = opts.baseUrl;
-    return initBackend(pref, {
+    const report = await initBackend(pref, {
       onChange: (r) => {
         if (busy) lostDuringCell = r.deviceLost ?? `backend changed to ${r.backend}`;
       },
     });
+    watchGpu();
+    return report;
   },
 
   /**
@@ -93,6 +117,7 @@ const api = {
     const report = currentReport();
     if (!report) throw new Error('bench worker: runCell was called before init.');
     if (busy) throw new Error(`bench worker: runCell("${cell.key}") while another cell runs; one at a time.`);
+    if (gpuLost) throw deviceLostError(`${gpuLost} before cell ${cell.key}`);
     busy = true;
     lostDuringCell = null;
     const ac = new AbortController();
@@ -116,10 +141,13 @@ const api = {
         signal: ac.signal,
         onProgress: progress,
       });
-      if (lostDuringCell) {
-        const e = new Error(`${lostDuringCell} while cell ${cell.key} ran.`);
-        e.name = 'DeviceLostError';
-        throw e;
+      // A fit that failed on WebGPU may have failed because the device went away; its loss is
+      // reported a moment later, so give it one tick before trusting the record.
+      if (watchingGpu && result.outcome.status === 'failed' && !gpuLost) await sleep(100);
+      // After a loss the worker is tainted (backend.ts is switching under it): the pool replaces it.
+      const lost = lostDuringCell ?? gpuLost;
+      if (lost) {
+        throw deviceLostError(`${lost} while cell ${cell.key} ran`);
       }
       const leaked = tf.memory().numTensors - tensorsBefore;
       if (leaked > 0) console.warn(`bench worker: ${cell.algorithm} left ${leaked} tensors after cell ${cell.key}.`);

@@ -13,7 +13,7 @@ async function progress(page: Page): Promise<{ done: number; total: number; fail
 
 /** Every stored cell of the newest run, read straight from IndexedDB. */
 async function storedCells(page: Page): Promise<{
-  runId: string; status: string; keys: string[]; statuses: string[]; msPerAlgorithm: Record<string, number>; backends: string[];
+  runId: string; status: string; keys: string[]; statuses: string[]; msPerAlgorithm: Record<string, number>; backends: string[]; errors: string[];
 }> {
   return page.evaluate(async () => {
     const db: IDBDatabase = await new Promise((res, rej) => {
@@ -28,7 +28,7 @@ async function storedCells(page: Page): Promise<{
     });
     const runs = await all<{ id: string; status: string; created_at: string }>('runs');
     runs.sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
-    type Cell = { runId: string; key: string; status: string;
+    type Cell = { runId: string; key: string; status: string; error: string | null;
       result: { algorithm: { name: string }; timing: { fit_ms: number; predict_ms: number }; env: { backend: string } } | null };
     const cells = (await all<Cell>('cells')).filter((c) => c.runId === runs[0].id);
     db.close();
@@ -41,7 +41,7 @@ async function storedCells(page: Page): Promise<{
       msPerAlgorithm[a] = Math.round((msPerAlgorithm[a] ?? 0) + c.result.timing.fit_ms + c.result.timing.predict_ms);
     }
     return { runId: runs[0].id, status: runs[0].status, keys: cells.map((c) => c.key), statuses: cells.map((c) => c.status),
-      msPerAlgorithm, backends: [...backends] };
+      msPerAlgorithm, backends: [...backends], errors: cells.flatMap((c) => (c.error ? [`${c.key}: ${c.error}`] : [])) };
   });
 }
 
@@ -148,4 +148,30 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   expect(new Set(stored.keys).size).toBe(60);
   expect(stored.statuses.every((s) => s === 'ok')).toBe(true);
   expect(errors).toEqual([]);
+});
+
+test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run completes', async ({ page }) => {
+  await page.goto('/#/run?v=1&backend=webgpu');
+  await page.getByTestId('run-preset').selectOption('custom');
+  const custom = page.getByTestId('run-custom');
+  const box = (group: string, value: string) => custom.locator(`[data-group="${group}"] input[value="${value}"]`);
+  // iris + wine, every setting, labels 5, lp (slow enough to be caught mid-run), seeds 0–2: 108 cells.
+  await box('labels', '10').uncheck();
+  for (const a of ['xgb', 'ls', 'ssgmm']) await box('algorithms', a).uncheck();
+  await expect(page.getByTestId('run-plan-size')).toContainText('108 cells, 108 fits');
+  await page.getByTestId('run-workers').fill('1');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-worker').first()).toContainText('webgpu', { timeout: 60_000 });
+  await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
+  const lost = await page.evaluate(() => (window as unknown as { __racRun: { simulateDeviceLost(i: number): Promise<boolean> } }).__racRun.simulateDeviceLost(0));
+  expect(lost).toBe(true);
+  await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  expect((await storedCells(page)).errors).toEqual([]);
+  expect(await progress(page)).toEqual({ done: 108, total: 108, failed: 0 });
+  await expect(page.getByTestId('run-restarts')).toHaveAttribute('data-restarts', '1');
+  const stored = await storedCells(page);
+  expect(stored.keys.length).toBe(108);
+  expect(new Set(stored.keys).size).toBe(108);
+  // Cells before the loss ran on WebGPU, the rest on the fallback.
+  expect(stored.backends.sort()).toEqual(['wasm', 'webgpu']);
 });
