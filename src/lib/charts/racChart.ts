@@ -1,0 +1,405 @@
+/**
+ * racChart: one RAC panel (dataset × setting × labels) as a detached SVG. x = inconsistency t
+ * (the six measured points marked), y = accuracy; one line per algorithm with a ±1 population-std
+ * band over seeds; supervised baselines dashed; a clickable, focusable legend; a tooltip on hover
+ * and on keyboard focus (arrow keys step through t); optional explain overlays (explain.ts).
+ *
+ * Pure function of data and options: it never touches the page. Data text goes in with `.text()`
+ * only, so a hostile dataset id or algorithm name stays text.
+ *
+ * @example
+ *   const svg = racChart(panel.curves, { hidden: ['xgb'], explain: ['auc'], onlegendclick: toggle });
+ *   container.replaceChildren(svg);
+ */
+import * as d3 from 'd3';
+import type { PT } from '../metrics/index.ts';
+import type { CurveRecord } from '../suite/curves.ts';
+import { T_GRID } from '../types.ts';
+import { explainTarget, interpolate, ptSliceDensity, trendLine } from './explain.ts';
+import { algorithmColor } from './palette.ts';
+import type { ExplainKey } from './viewState.ts';
+
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+
+export interface RacChartOptions {
+  /** Width of the SVG user space (viewBox), in px. Default 480. */
+  width?: number;
+  /** Height of the plot area, in px. Default 220. */
+  plotHeight?: number;
+  /** Algorithm ids not drawn (their legend entries stay, unpressed). Default none. */
+  hidden?: readonly string[];
+  /** Metrics to draw on the curve. Default none. */
+  explain?: readonly ExplainKey[];
+  /** Algorithm the overlays explain; default the first visible complete non-baseline curve. */
+  explainOn?: string | null;
+  /** P_T for the EA overlay. Default: the P_T stored with the target curve's EA. */
+  pt?: PT;
+  /** Legend entries, in order; fixing this list fixes the chart's height. Default: the curves' ids. */
+  legendIds?: readonly string[];
+  /** Legend columns. Default 3. */
+  legendColumns?: number;
+  /** Display name of an algorithm id. Default: the id. */
+  label?: (id: string) => string;
+  /** Colour of an algorithm id. Default: algorithmColor (fixed per id). */
+  color?: (id: string) => string;
+  /** y domain; default fitted to the visible means ± std (within [0, 1]). */
+  yDomain?: readonly [number, number] | null;
+  /** Panel title. Default "dataset · setting · N labels". */
+  title?: string;
+  /** Called with the algorithm id when a legend entry is clicked or pressed (Enter/Space). */
+  onlegendclick?: ((id: string) => void) | null;
+  /** Tooltip and keyboard stepping. Default true. */
+  interactive?: boolean;
+  /** Document that creates the nodes (a DOM shim under Node). Default globalThis.document. */
+  document?: Document | null;
+}
+
+export const defaults = {
+  width: 480,
+  plotHeight: 220,
+  margin: { top: 34, right: 14, bottom: 40, left: 46 },
+  legendRow: 20,
+  legendColumns: 3,
+  bandOpacity: 0.16,
+  lineWidth: 2,
+  baselineDash: '6 4',
+  pointRadius: 2.8,
+  eaSlices: 40,
+  ariaLabel: 'Robustness analysis curves',
+  emptyText: 'No curves to show yet',
+} as const;
+
+/** Size of the chart in user units, to reserve its box before it is drawn. */
+export function racChartSize(nLegend: number, options: Pick<RacChartOptions, 'width' | 'plotHeight' | 'legendColumns'> = {}): { width: number; height: number } {
+  const width = options.width ?? defaults.width;
+  const plotHeight = options.plotHeight ?? defaults.plotHeight;
+  const rows = Math.ceil(Math.max(1, nLegend) / (options.legendColumns ?? defaults.legendColumns));
+  const { top, bottom } = defaults.margin;
+  return { width, height: top + plotHeight + bottom + rows * defaults.legendRow + 6 };
+}
+
+/** "iris · distribution · 5 labels" */
+export function panelTitle(c: Pick<CurveRecord, 'dataset' | 'setting' | 'labels'>): string {
+  return `${c.dataset} · ${c.setting} · ${c.labels} labels`;
+}
+
+const fmt3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
+
+/** Visible y range: means ± std of the shown curves, padded, inside [0, 1]. */
+function fitY(curves: readonly CurveRecord[]): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const c of curves) {
+    c.mean.forEach((m, i) => {
+      if (!Number.isFinite(m)) return;
+      const s = Number.isFinite(c.std[i]) ? c.std[i] : 0;
+      lo = Math.min(lo, m - s);
+      hi = Math.max(hi, m + s);
+    });
+  }
+  if (!(hi >= lo)) return [0, 1];
+  const pad = Math.max(0.02, (hi - lo) * 0.08);
+  lo = Math.max(0, lo - pad);
+  hi = Math.min(1, hi + pad);
+  if (hi - lo < 0.1) [lo, hi] = [Math.max(0, Math.min(lo, hi - 0.1)), Math.min(1, Math.max(hi, lo + 0.1))];
+  return [Math.floor(lo * 20) / 20, Math.ceil(hi * 20) / 20];
+}
+
+function checkOnePanel(curves: readonly CurveRecord[]): void {
+  const keys = new Set(curves.map((c) => JSON.stringify([c.dataset, c.setting, c.labels])));
+  if (keys.size > 1) {
+    throw new RangeError(`racChart: expected the curves of one panel (dataset, setting, labels), got ${keys.size} panels: ${[...keys].join(' ')}. Group them with groupPanels first.`);
+  }
+}
+
+type Sel<E extends Element = SVGGElement> = d3.Selection<E, unknown, null, undefined>;
+
+/** Render one RAC panel. See RacChartOptions for each option and its default. */
+export function racChart(curves: readonly CurveRecord[], options: RacChartOptions = {}): SVGSVGElement {
+  checkOnePanel(curves);
+  const doc = options.document ?? globalThis.document;
+  if (!doc) throw new Error('racChart: no document; pass options.document (a DOM shim) when rendering outside a browser.');
+  const label = options.label ?? ((id: string) => id);
+  const color = options.color ?? algorithmColor;
+  const hidden = new Set(options.hidden ?? []);
+  const legendIds = options.legendIds ?? [...new Set(curves.map((c) => c.algorithm))];
+  const legendColumns = options.legendColumns ?? defaults.legendColumns;
+  const { width, height } = racChartSize(legendIds.length, { ...options, legendColumns });
+  const plotHeight = options.plotHeight ?? defaults.plotHeight;
+  const m = defaults.margin;
+  const innerW = width - m.left - m.right;
+  const shown = curves.filter((c) => !hidden.has(c.algorithm));
+  const title = options.title ?? (curves[0] ? panelTitle(curves[0]) : 'Empty panel');
+
+  const x = d3.scaleLinear().domain([0, 1]).range([m.left, m.left + innerW]);
+  const y = d3.scaleLinear().domain(options.yDomain ? [...options.yDomain] : fitY(shown)).range([m.top + plotHeight, m.top]);
+  const bottom = m.top + plotHeight;
+
+  const svg = d3.select(doc.createElementNS(SVG_NS, 'svg') as SVGSVGElement)
+    .attr('xmlns', SVG_NS)
+    .attr('class', 'rac-chart')
+    .attr('viewBox', `0 0 ${width} ${height}`)
+    .attr('width', width)
+    .attr('height', height)
+    .attr('role', 'group')
+    .attr('font-family', 'system-ui, sans-serif')
+    .attr('font-size', 11)
+    .attr('fill', 'currentColor');
+  const range = y.domain().map((v) => v.toFixed(2)).join(' to ');
+  svg.attr('aria-label', `${defaults.ariaLabel}: ${title}. ${shown.length} of ${curves.length} algorithms shown; accuracy axis from ${range}.`);
+  svg.append('title').text(`${defaults.ariaLabel}: ${title}`);
+  svg.append('text').attr('class', 'panel-title').attr('x', m.left).attr('y', 18).attr('font-size', 13).attr('font-weight', 600).text(title);
+
+  svg.append('g').attr('class', 'axis axis-x').call(axisX, x, bottom, plotHeight);
+  svg.append('g').attr('class', 'axis axis-y').call(axisY, y, m.left, innerW);
+
+  const target = options.explain?.length ? explainTarget(curves, [...hidden], options.explainOn) : null;
+  const under = svg.append('g').attr('class', 'explain explain-under');
+  if (target) drawExplainUnder(under, target, options.explain ?? [], options.pt, x, y, bottom, color(target.algorithm));
+
+  const line = d3.line<number>().defined((v) => Number.isFinite(v)).x((_, i) => x(T_GRID[i])).y((v) => y(v)).digits(2);
+  const band = (c: CurveRecord) => d3.area<number>()
+    .defined((v, i) => Number.isFinite(v) && Number.isFinite(c.std[i]))
+    .x((_, i) => x(T_GRID[i]))
+    .y0((v, i) => y(Math.max(0, v - c.std[i])))
+    .y1((v, i) => y(Math.min(1, v + c.std[i])))
+    .digits(2)(c.mean);
+
+  svg.append('g').attr('class', 'bands').selectAll('path').data(shown, (c) => (c as CurveRecord).algorithm).join('path')
+    .attr('class', 'band').attr('data-algorithm', (c) => c.algorithm)
+    .attr('fill', (c) => color(c.algorithm)).attr('fill-opacity', defaults.bandOpacity).attr('d', band);
+
+  svg.append('g').attr('class', 'lines').selectAll('path').data(shown, (c) => (c as CurveRecord).algorithm).join('path')
+    .attr('class', (c) => (c.baseline ? 'line baseline' : 'line')).attr('data-algorithm', (c) => c.algorithm)
+    .attr('fill', 'none').attr('stroke', (c) => color(c.algorithm)).attr('stroke-width', defaults.lineWidth)
+    .attr('stroke-linejoin', 'round').attr('stroke-dasharray', (c) => (c.baseline ? defaults.baselineDash : null))
+    .attr('d', (c) => line(c.mean));
+
+  // Measured points: all six for SSL curves; only t = 0 for baselines (fitted once, §7.1).
+  svg.append('g').attr('class', 'points').selectAll('g').data(shown, (c) => (c as CurveRecord).algorithm).join('g')
+    .attr('data-algorithm', (c) => c.algorithm).attr('fill', (c) => color(c.algorithm))
+    .selectAll('circle')
+    .data((c) => c.mean.map((v, i) => ({ v, i })).filter((p) => Number.isFinite(p.v) && (!c.baseline || p.i === 0)))
+    .join('circle').attr('cx', (p) => x(T_GRID[p.i])).attr('cy', (p) => y(p.v).toFixed(2)).attr('r', defaults.pointRadius);
+
+  const over = svg.append('g').attr('class', 'explain explain-over');
+  if (target) drawExplainOver(over, target, options.explain ?? [], x, y, color(target.algorithm));
+
+  if (!shown.length) {
+    svg.append('text').attr('class', 'empty').attr('x', m.left + innerW / 2).attr('y', m.top + plotHeight / 2)
+      .attr('text-anchor', 'middle').attr('fill-opacity', 0.7).text(defaults.emptyText);
+  }
+
+  drawLegend(svg.append('g').attr('class', 'legend'), legendIds, curves, hidden, { label, color, legendColumns, top: bottom + m.bottom - 4, left: m.left, innerW, onclick: options.onlegendclick ?? null });
+  if (options.interactive ?? true) drawHover(svg, shown, { x, y, label, color, top: m.top, bottom, left: m.left, innerW });
+  return svg.node()!;
+}
+
+function axisX(g: Sel, x: d3.ScaleLinear<number, number>, bottom: number, plotHeight: number): void {
+  g.attr('transform', `translate(0,${bottom})`)
+    .call(d3.axisBottom(x).tickValues([...T_GRID]).tickFormat(d3.format('.1f')).tickSizeOuter(0))
+    .call((a) => a.selectAll('.tick line').clone().attr('class', 'grid').attr('y2', -plotHeight).attr('stroke-opacity', 0.1));
+  g.append('text').attr('class', 'axis-label').attr('x', x.range()[1]).attr('y', 30).attr('text-anchor', 'end').attr('fill', 'currentColor')
+    .text('inconsistency t →');
+}
+
+function axisY(g: Sel, y: d3.ScaleLinear<number, number>, left: number, innerW: number): void {
+  g.attr('transform', `translate(${left},0)`)
+    .call(d3.axisLeft(y).ticks(5).tickFormat(d3.format('.2f')).tickSizeOuter(0))
+    .call((a) => a.selectAll('.tick line').clone().attr('class', 'grid').attr('x2', innerW).attr('stroke-opacity', 0.1));
+  g.append('text').attr('class', 'axis-label').attr('x', -left + 4).attr('y', y.range()[1] - 10).attr('text-anchor', 'start').attr('fill', 'currentColor')
+    .text('↑ accuracy');
+}
+
+interface LegendOptions {
+  label: (id: string) => string;
+  color: (id: string) => string;
+  legendColumns: number;
+  top: number;
+  left: number;
+  innerW: number;
+  onclick: ((id: string) => void) | null;
+}
+
+function drawLegend(g: Sel, ids: readonly string[], curves: readonly CurveRecord[], hidden: Set<string>, o: LegendOptions): void {
+  const colW = o.innerW / o.legendColumns;
+  const maxChars = Math.floor((colW - 28) / 6.2);
+  const baseline = new Set(curves.filter((c) => c.baseline).map((c) => c.algorithm));
+  const items = g.selectAll<SVGGElement, string>('g').data(ids, (d) => d).join('g')
+    .attr('class', 'legend-item')
+    .attr('data-algorithm', (d) => d)
+    .attr('transform', (_, i) => `translate(${o.left + (i % o.legendColumns) * colW},${o.top + Math.floor(i / o.legendColumns) * defaults.legendRow})`)
+    .attr('role', 'button')
+    .attr('tabindex', 0)
+    .attr('aria-pressed', (d) => String(!hidden.has(d)))
+    .attr('aria-label', (d) => `${hidden.has(d) ? 'Show' : 'Hide'} ${o.label(d)}`)
+    .attr('opacity', (d) => (hidden.has(d) ? 0.45 : 1))
+    .style('cursor', 'pointer');
+  items.append('rect').attr('class', 'hit').attr('x', -2).attr('y', -2).attr('width', colW - 4).attr('height', defaults.legendRow - 2).attr('rx', 4).attr('fill', 'transparent');
+  items.append('line').attr('x1', 0).attr('x2', 18).attr('y1', 8).attr('y2', 8)
+    .attr('stroke', (d) => o.color(d)).attr('stroke-width', 3)
+    .attr('stroke-dasharray', (d) => (baseline.has(d) ? '5 3' : null));
+  items.append('text').attr('x', 24).attr('y', 12).text((d) => {
+    const s = o.label(d);
+    return s.length > maxChars ? `${s.slice(0, Math.max(1, maxChars - 1))}…` : s;
+  }).attr('text-decoration', (d) => (hidden.has(d) ? 'line-through' : null));
+  items.append('title').text((d) => o.label(d));
+  if (o.onclick) {
+    const onclick = o.onclick;
+    items.on('click', (_e, d) => onclick(d)).on('keydown', (e: KeyboardEvent, d) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        onclick(d);
+      }
+    });
+  }
+}
+
+interface HoverOptions {
+  x: d3.ScaleLinear<number, number>;
+  y: d3.ScaleLinear<number, number>;
+  label: (id: string) => string;
+  color: (id: string) => string;
+  top: number;
+  bottom: number;
+  left: number;
+  innerW: number;
+}
+
+/** Tooltip lines at t index i: "label  mean ± std  (n seeds)". */
+export function tooltipLines(curves: readonly CurveRecord[], i: number, label: (id: string) => string): { id: string; text: string }[] {
+  return curves.map((c) => ({
+    id: c.algorithm,
+    text: Number.isFinite(c.mean[i])
+      ? `${label(c.algorithm)}  ${fmt3(c.mean[i])} ± ${fmt3(c.std[i])}  (n = ${c.nSeeds[i]})`
+      : `${label(c.algorithm)}  — (no seed yet)`,
+  }));
+}
+
+/** Hover and keyboard focus: a vertical rule at the nearest measured t and a tooltip with the values. */
+function drawHover(svg: Sel<SVGSVGElement>, shown: readonly CurveRecord[], o: HoverOptions): void {
+  const hover = svg.append('g').attr('class', 'hover').attr('pointer-events', 'none').attr('display', 'none');
+  const rule = hover.append('line').attr('y1', o.top).attr('y2', o.bottom).attr('stroke', 'currentColor').attr('stroke-opacity', 0.5);
+  const tip = hover.append('g').attr('class', 'tooltip');
+  const box = tip.append('rect').attr('rx', 4).attr('class', 'tooltip-box').attr('fill', 'Canvas').attr('stroke', 'currentColor').attr('stroke-opacity', 0.3);
+  const text = tip.append('text').attr('font-size', 11);
+  const step = 15;
+
+  const valueText = (i: number) => `t = ${T_GRID[i].toFixed(1)}: ${tooltipLines(shown, i, o.label).map((l) => l.text).join('; ')}`;
+  const show = (i: number) => {
+    const px = o.x(T_GRID[i]);
+    rule.attr('x1', px).attr('x2', px);
+    const lines = [{ id: '', text: `t = ${T_GRID[i].toFixed(1)}` }, ...tooltipLines(shown, i, o.label)];
+    text.selectAll('tspan').data(lines).join('tspan').attr('x', 8).attr('dy', (_, j) => (j ? step : 0))
+      .attr('font-weight', (_, j) => (j ? null : 600))
+      .attr('fill', (l) => (l.id ? o.color(l.id) : 'currentColor')).text((l) => l.text);
+    const w = 16 + 6.3 * Math.max(...lines.map((l) => l.text.length));
+    const h = 10 + step * lines.length;
+    box.attr('width', w).attr('height', h).attr('y', -step + 2);
+    const right = px + 10 + w <= o.left + o.innerW;
+    tip.attr('transform', `translate(${right ? px + 10 : Math.max(2, px - 10 - w)},${o.top + step})`);
+    hover.attr('display', null);
+    focus.attr('aria-valuenow', T_GRID[i]).attr('aria-valuetext', valueText(i));
+  };
+  const hide = () => hover.attr('display', 'none');
+  let current = 0;
+  const nearest = (e: PointerEvent) => {
+    const [px] = d3.pointer(e, svg.node());
+    return Math.max(0, Math.min(T_GRID.length - 1, Math.round(o.x.invert(px) * 5)));
+  };
+
+  const focus = svg.append('rect').attr('class', 'focus-target')
+    .attr('x', o.left).attr('y', o.top).attr('width', o.innerW).attr('height', o.bottom - o.top)
+    .attr('fill', 'transparent')
+    .attr('tabindex', shown.length ? 0 : -1)
+    .attr('role', 'slider')
+    .attr('aria-label', 'Values at inconsistency t (use the arrow keys)')
+    .attr('aria-valuemin', 0).attr('aria-valuemax', 1).attr('aria-valuenow', 0)
+    .attr('aria-valuetext', shown.length ? valueText(0) : 'no curves')
+    .on('pointermove', (e: PointerEvent) => { current = nearest(e); show(current); })
+    .on('pointerleave', hide)
+    .on('focus', () => show(current))
+    .on('blur', hide)
+    .on('keydown', (e: KeyboardEvent) => {
+      const next = { ArrowRight: current + 1, ArrowUp: current + 1, ArrowLeft: current - 1, ArrowDown: current - 1, Home: 0, End: T_GRID.length - 1 }[e.key];
+      if (next === undefined) return;
+      e.preventDefault();
+      current = Math.max(0, Math.min(T_GRID.length - 1, next));
+      show(current);
+    });
+  // Keep the tooltip above the focus rectangle.
+  hover.raise();
+}
+
+function drawExplainUnder(g: Sel, c: CurveRecord, keys: readonly ExplainKey[], ptOption: PT | undefined, x: d3.ScaleLinear<number, number>, y: d3.ScaleLinear<number, number>, bottom: number, colour: string): void {
+  const a = c.mean;
+  const m = c.metrics!.integral;
+  g.attr('data-algorithm', c.algorithm);
+  if (keys.includes('auc')) {
+    const area = d3.area<number>().x((_, i) => x(T_GRID[i])).y0(bottom).y1((v) => y(v)).digits(2);
+    g.append('path').attr('class', 'explain-auc').attr('fill', colour).attr('fill-opacity', 0.22).attr('d', area(a));
+  }
+  if (keys.includes('ea')) {
+    const pt = ptOption ?? m.pt;
+    const ea = g.append('g').attr('class', 'explain-ea').attr('fill', colour).attr('stroke', colour);
+    const density = ptSliceDensity(pt, defaults.eaSlices);
+    if (density) {
+      const top = Math.max(...density.filter(Number.isFinite));
+      const n = density.length;
+      ea.selectAll('path').data(density).join('path')
+        .attr('stroke', 'none')
+        .attr('fill-opacity', (w) => (0.5 * (Number.isFinite(w) ? w : 0) / (top || 1)).toFixed(3))
+        .attr('d', (_, j) => {
+          const t0 = j / n;
+          const t1 = (j + 1) / n;
+          return `M${x(t0).toFixed(2)},${bottom}V${y(interpolate(a, t0)).toFixed(2)}L${x(t1).toFixed(2)},${y(interpolate(a, t1)).toFixed(2)}V${bottom}Z`;
+        });
+    } else if (pt.kind === 'grid') {
+      const top = Math.max(...pt.weights);
+      ea.selectAll('line').data(pt.weights).join('line')
+        .attr('x1', (_, i) => x(T_GRID[i])).attr('x2', (_, i) => x(T_GRID[i]))
+        .attr('y1', bottom).attr('y2', (_, i) => y(a[i]).toFixed(2))
+        .attr('stroke-width', (w) => (w > 0 ? 1 + (7 * w) / top : 0).toFixed(2)).attr('stroke-opacity', 0.45);
+    }
+    g.append('line').attr('class', 'explain-ea-level').attr('x1', x(0)).attr('x2', x(1)).attr('y1', y(m.ea).toFixed(2)).attr('y2', y(m.ea).toFixed(2))
+      .attr('stroke', colour).attr('stroke-dasharray', '2 3').attr('stroke-width', 1.5);
+  }
+}
+
+function drawExplainOver(g: Sel, c: CurveRecord, keys: readonly ExplainKey[], x: d3.ScaleLinear<number, number>, y: d3.ScaleLinear<number, number>, colour: string): void {
+  const a = c.mean;
+  const m = c.metrics!.integral;
+  const px = (i: number) => x(T_GRID[i]);
+  const py = (v: number) => Number(y(v).toFixed(2));
+  g.attr('data-algorithm', c.algorithm);
+  if (keys.includes('wa')) {
+    const i = a.indexOf(Math.min(...a));
+    const wa = g.append('g').attr('class', 'explain-wa').attr('stroke', colour).attr('fill', 'none');
+    wa.append('line').attr('x1', x(0)).attr('x2', x(1)).attr('y1', py(a[i])).attr('y2', py(a[i])).attr('stroke-dasharray', '3 3').attr('stroke-opacity', 0.7);
+    wa.append('circle').attr('cx', px(i)).attr('cy', py(a[i])).attr('r', 7).attr('stroke-width', 2);
+  }
+  if (keys.includes('evm')) {
+    const evm = g.append('g').attr('class', 'explain-evm').attr('stroke', colour);
+    const segs = d3.range(T_GRID.length - 1);
+    evm.selectAll('line.step').data(segs).join('line').attr('class', 'step')
+      .attr('x1', (i) => px(i)).attr('x2', (i) => px(i + 1)).attr('y1', (i) => py(a[i])).attr('y2', (i) => py(a[i]))
+      .attr('stroke-dasharray', '2 2').attr('stroke-opacity', 0.6);
+    evm.selectAll('line.rise').data(segs).join('line').attr('class', 'rise')
+      .attr('x1', (i) => px(i + 1)).attr('x2', (i) => px(i + 1)).attr('y1', (i) => py(a[i])).attr('y2', (i) => py(a[i + 1]))
+      .attr('stroke-width', 4).attr('stroke-linecap', 'round').attr('stroke-opacity', 0.75);
+  }
+  if (keys.includes('vs')) {
+    // The average slope ∫A′ = a₅ − a₀, drawn through each segment's midpoint.
+    const mean = a[a.length - 1] - a[0];
+    const vs = g.append('g').attr('class', 'explain-vs').attr('stroke', colour);
+    vs.selectAll('line').data(d3.range(T_GRID.length - 1)).join('line')
+      .attr('x1', (i) => px(i)).attr('x2', (i) => px(i + 1))
+      .attr('y1', (i) => py((a[i] + a[i + 1]) / 2 - (mean * 0.2) / 2)).attr('y2', (i) => py((a[i] + a[i + 1]) / 2 + (mean * 0.2) / 2))
+      .attr('stroke-dasharray', '4 3').attr('stroke-width', 1.5);
+  }
+  if (keys.includes('rcc')) {
+    const { slope, intercept } = trendLine(m.auc, m.intTA);
+    g.append('line').attr('class', 'explain-rcc').attr('x1', x(0)).attr('x2', x(1)).attr('y1', py(intercept)).attr('y2', py(intercept + slope))
+      .attr('stroke', colour).attr('stroke-width', 2).attr('stroke-dasharray', '8 3 2 3');
+  }
+}
