@@ -6,7 +6,10 @@
  */
 import { expose, transfer } from 'comlink';
 import { DatasetError, type DatasetErrorInfo } from '../src/lib/data/errors.ts';
-import { DatasetCache, deleteCachedDataset, listCachedDatasets, loadDatasetWithReport, type DatasetMeta, type LoadPhase, type LoadProgress } from '../src/lib/data/index.ts';
+import { DatasetCache, deleteCachedDataset, deleteUserDataset, listCachedDatasets, listUserDatasets, loadDatasetWithReport, saveUserCsv,
+  UserDatasetStore, verifyStoredDataset, type DatasetMeta, type LoadPhase, type LoadProgress, type UserDatasetMeta, type VerifyReport } from '../src/lib/data/index.ts';
+import { fetchWithProgress, type DownloadProgress } from '../src/lib/data/fetch.ts';
+import { checkUserCsvSize, parseUserCsv, UserCsvError, USER_CSV_MAX_BYTES, type UserCsvErrorInfo } from '../src/lib/data/userCsv.ts';
 import type { Dataset } from '../src/lib/types.ts';
 
 export interface LoadRequest {
@@ -21,7 +24,7 @@ export interface LoadRequest {
 
 export interface LoadSummary {
   id: string;
-  origin: 'embedded' | 'cache' | 'network';
+  origin: 'embedded' | 'cache' | 'network' | 'user';
   source: string;
   sha256: string;
   N: number;
@@ -46,6 +49,42 @@ function failure(e: unknown): Outcome<never> {
 }
 
 const cache = typeof indexedDB === 'undefined' ? null : new DatasetCache();
+const userStore = typeof indexedDB === 'undefined' ? null : new UserDatasetStore();
+
+/** A user's CSV as it crosses from the page: a File (read here, off the main thread) or fetched bytes. */
+export interface CsvRequest {
+  source: File | Uint8Array;
+  /** File name or URL, recorded with the dataset. */
+  sourceName: string;
+  name: string;
+  labelColumn: string;
+  /** Largest labels tag the dataset must support. */
+  labels: number;
+}
+
+export interface CsvCheck {
+  id: string;
+  N: number;
+  d: number;
+  k: number;
+  classNames: string[];
+  classCounts: number[];
+}
+
+export type CsvOutcome<T> = { ok: true; value: T } | { ok: false; error: UserCsvErrorInfo };
+
+function csvFailure(e: unknown): CsvOutcome<never> {
+  if (e instanceof UserCsvError) return { ok: false, error: e.toInfo() };
+  if (e instanceof DatasetError) return { ok: false, error: { problem: e.kind === 'quota' ? 'too-large' : 'empty', message: e.message } };
+  return { ok: false, error: { problem: 'empty', message: `Unexpected error: ${e instanceof Error ? e.message : String(e)}` } };
+}
+
+async function csvText(source: File | Uint8Array): Promise<{ text: string; bytes: number }> {
+  const bytes = source instanceof Uint8Array ? source.length : source.size;
+  checkUserCsvSize(bytes, source instanceof Uint8Array ? 'The download' : `'${source.name}'`);
+  const text = source instanceof Uint8Array ? new TextDecoder().decode(source) : await source.text();
+  return { text, bytes };
+}
 const controllers = new Map<number, AbortController>();
 
 const api = {
@@ -83,6 +122,78 @@ const api = {
 
   async remove(id: string): Promise<void> {
     await deleteCachedDataset(id, cache);
+  },
+
+  async listUser(): Promise<UserDatasetMeta[]> {
+    return listUserDatasets(userStore);
+  },
+
+  async removeUser(id: string): Promise<void> {
+    await deleteUserDataset(id, userStore);
+  },
+
+  /** Hashes in full what this browser holds for the dataset; a damaged entry is removed. */
+  async verify(id: string, baseUrl: string): Promise<Outcome<VerifyReport>> {
+    try {
+      return { ok: true, value: await verifyStoredDataset(id, { cache, userStore, baseUrl }) };
+    } catch (e) {
+      return failure(e);
+    }
+  },
+
+  /** Parses and checks a whole CSV without storing it. */
+  async checkCsv(req: CsvRequest): Promise<CsvOutcome<CsvCheck>> {
+    try {
+      const { text } = await csvText(req.source);
+      const { dataset: ds, classCounts } = parseUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels });
+      return { ok: true, value: { id: ds.id, N: ds.N, d: ds.d, k: ds.k, classNames: ds.classNames, classCounts } };
+    } catch (e) {
+      return csvFailure(e);
+    }
+  },
+
+  /** Parses, checks, hashes and stores a CSV as user dataset 'user:<slug of name>'. */
+  async importCsv(req: CsvRequest): Promise<CsvOutcome<UserDatasetMeta>> {
+    try {
+      const { text, bytes } = await csvText(req.source);
+      const meta = await saveUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels, source: req.sourceName, fileBytes: bytes }, userStore);
+      return { ok: true, value: meta };
+    } catch (e) {
+      return csvFailure(e);
+    }
+  },
+
+  /** Downloads a CSV (stops as soon as it is known to be over the size limit); bytes come back transferred. */
+  async fetchCsv(url: string, loadId: number, onProgress?: (p: DownloadProgress) => void): Promise<Outcome<Uint8Array>> {
+    const ctl = new AbortController();
+    controllers.set(loadId, ctl);
+    let tooBig: number | null = null;
+    try {
+      const bytes = await fetchWithProgress(url, {
+        signal: ctl.signal,
+        onProgress: (p) => {
+          onProgress?.(p);
+          const size = Math.max(p.loaded, p.total ?? 0);
+          if (size > USER_CSV_MAX_BYTES && tooBig === null) {
+            tooBig = size;
+            ctl.abort(new DOMException('over the size limit', 'AbortError'));
+          }
+        },
+      });
+      checkUserCsvSize(bytes.length, 'The download');
+      return transfer({ ok: true, value: bytes }, [bytes.buffer]);
+    } catch (e) {
+      if (tooBig !== null) {
+        try {
+          checkUserCsvSize(tooBig, `The file at ${url}`);
+        } catch (big) {
+          return failure(new DatasetError({ kind: 'quota', retryable: false, url, message: (big as Error).message }));
+        }
+      }
+      return failure(e);
+    } finally {
+      controllers.delete(loadId);
+    }
   },
 };
 

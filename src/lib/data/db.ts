@@ -13,6 +13,10 @@ export const STORE = {
   datasets: 'datasets',
   /** Small summaries of the same entries (DatasetMeta), so listing never reads the big arrays. */
   datasetMeta: 'dataset-meta',
+  /** Datasets imported from the user's CSV files (UserDatasetRecord), keyed by 'user:<slug>'. */
+  userDatasets: 'user-datasets',
+  /** Small summaries of the same (UserDatasetMeta), for listing. */
+  userDatasetMeta: 'user-dataset-meta',
 } as const;
 
 type Migration = (db: IDBPDatabase, tx: IDBPTransaction<unknown, string[], 'versionchange'>) => void;
@@ -22,6 +26,10 @@ export const MIGRATIONS: readonly Migration[] = [
   (db) => {
     db.createObjectStore(STORE.datasets, { keyPath: 'id' });
     db.createObjectStore(STORE.datasetMeta, { keyPath: 'id' });
+  },
+  (db) => {
+    db.createObjectStore(STORE.userDatasets, { keyPath: 'id' });
+    db.createObjectStore(STORE.userDatasetMeta, { keyPath: 'id' });
   },
 ];
 

@@ -1,8 +1,9 @@
 /**
- * loadDataset: the one way to get a built-in dataset, in the page, a worker or Node.
+ * loadDataset: the one way to get a dataset, in the page, a worker or Node.
  * Embedded (iris, wine): the site's own CSV. Remote (letter, covertype): the IndexedDB cache when
  * it holds a sound copy (no network at all), else each registry source in order until one gives
- * the registered content, which is then cached.
+ * the registered content, which is then cached. User datasets ('user:<slug>', imported from a
+ * CSV): the user store in IndexedDB only (userStore.ts), never the network.
  */
 import type { BuiltinDatasetId, Dataset } from '../types.ts';
 import { DatasetCache, type DatasetMeta } from './cache.ts';
@@ -11,12 +12,17 @@ import { fetchWithProgress } from './fetch.ts';
 import { parseBytes, type SourceFormat } from './parse.ts';
 import { DATASETS, isBuiltinDatasetId, type DatasetInfo, type DatasetSource } from './registry.ts';
 import { hashAndVerify, toCanonical, type DatasetSpec } from './verify.ts';
+import { canonicalSha256 } from './canonical.ts';
+import { buildUserDataset, isUserDatasetId, type UserCsvOptions } from './userCsv.ts';
+import { UserDatasetStore, type UserDatasetMeta } from './userStore.ts';
 
 export { DatasetError, type DatasetErrorInfo, type DatasetErrorKind } from './errors.ts';
 export { DatasetCache, type DatasetMeta } from './cache.ts';
 export { fetchWithProgress, type DownloadProgress } from './fetch.ts';
 export type { SourceFormat } from './parse.ts';
 export type { DatasetSpec } from './verify.ts';
+export { UserDatasetStore, type UserDatasetMeta } from './userStore.ts';
+export { isUserDatasetId, userDatasetId, UserCsvError, USER_CSV_MAX_BYTES, type UserCsvErrorInfo } from './userCsv.ts';
 
 export type LoadPhase = 'download' | 'parse' | 'verify' | 'cache';
 
@@ -35,6 +41,8 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** The cache to read and fill; null for none. Default: a DatasetCache where IndexedDB exists. */
   cache?: DatasetCache | null;
+  /** Where 'user:*' datasets live. Default: a UserDatasetStore where IndexedDB exists. */
+  userStore?: UserDatasetStore | null;
   fetchImpl?: typeof fetch;
   /** Site base URL that embedded paths resolve against. Default: the current location. */
   baseUrl?: string;
@@ -50,7 +58,7 @@ export interface LoadOptions {
 
 export interface LoadReport {
   dataset: Dataset;
-  origin: 'embedded' | 'cache' | 'network';
+  origin: 'embedded' | 'cache' | 'network' | 'user';
   /** URL the bytes came from ('indexeddb' for a cache hit). */
   source: string;
   downloadBytes: number;
@@ -62,6 +70,10 @@ export interface LoadReport {
 
 function defaultCache(): DatasetCache | null {
   return typeof globalThis.indexedDB === 'undefined' ? null : new DatasetCache();
+}
+
+function defaultUserStore(): UserDatasetStore | null {
+  return typeof globalThis.indexedDB === 'undefined' ? null : new UserDatasetStore();
 }
 
 function specOf(id: BuiltinDatasetId, override?: Partial<DatasetInfo>): DatasetInfo {
@@ -109,7 +121,31 @@ function assertKnown(id: string): asserts id is BuiltinDatasetId {
   }
 }
 
+/** A user dataset from the user store: no network; absent or damaged is an error that says what to do. */
+async function loadUserDataset(id: string, opts: LoadOptions): Promise<LoadReport> {
+  const store = opts.userStore === undefined ? defaultUserStore() : opts.userStore;
+  if (!store) {
+    throw new DatasetError({ kind: 'shape', retryable: false, datasetId: id,
+      message: `Dataset '${id}' is a user dataset; those live in the browser's IndexedDB, which is not available here.` });
+  }
+  const now = opts.now ?? (() => performance.now());
+  const timings: Record<LoadPhase, number> = { download: 0, parse: 0, verify: 0, cache: 0 };
+  opts.onProgress?.({ id, phase: 'cache' });
+  const t = now();
+  let damaged: DatasetError | null = null;
+  const hit = await store.get(id, (e) => (damaged = e));
+  timings.cache = now() - t;
+  if (damaged) throw damaged;
+  if (!hit) {
+    throw new DatasetError({ kind: 'shape', retryable: false, datasetId: id,
+      message: `There is no user dataset '${id}' in this browser. Import its CSV on the Data page (user datasets stay in the browser that imported them).` });
+  }
+  const { meta, ...dataset } = hit;
+  return { dataset, origin: 'user', source: meta.source, downloadBytes: 0, timings, skipped: [] };
+}
+
 export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}): Promise<LoadReport> {
+  if (isUserDatasetId(id)) return loadUserDataset(id, opts);
   assertKnown(id);
   const info = specOf(id, opts.override);
   const now = opts.now ?? (() => performance.now());
@@ -187,4 +223,77 @@ export async function listCachedDatasets(cache: DatasetCache | null = defaultCac
 
 export async function deleteCachedDataset(id: string, cache: DatasetCache | null = defaultCache()): Promise<void> {
   await cache?.delete(id);
+}
+
+/** The user datasets stored in this browser (summaries only). */
+export async function listUserDatasets(store: UserDatasetStore | null = defaultUserStore()): Promise<UserDatasetMeta[]> {
+  return store ? store.list() : [];
+}
+
+export async function deleteUserDataset(id: string, store: UserDatasetStore | null = defaultUserStore()): Promise<void> {
+  await store?.delete(id);
+}
+
+/**
+ * Parses, checks, hashes and stores a user's CSV under userDatasetId(opts.name), replacing a
+ * dataset of the same id. Throws UserCsvError (what is wrong, with row and column) or
+ * DatasetError 'quota'.
+ */
+export async function saveUserCsv(text: string, opts: UserCsvOptions & { source: string; fileBytes: number; clock?: () => number },
+  store: UserDatasetStore | null = defaultUserStore()): Promise<UserDatasetMeta> {
+  const built = await buildUserDataset(text, opts);
+  if (!store) throw new Error('saveUserCsv: no IndexedDB here to store the dataset in.');
+  return store.put(built.dataset, {
+    name: opts.name, labelColumn: built.labelColumn, classCounts: built.classCounts, labels: built.labels,
+    source: opts.source, fileBytes: opts.fileBytes, createdAt: (opts.clock ?? Date.now)(),
+  });
+}
+
+export interface VerifyReport {
+  id: string;
+  /** ok: sound; dropped: damaged, removed; absent: nothing stored; mismatch: the embedded file is not the pinned content. */
+  status: 'ok' | 'dropped' | 'absent' | 'mismatch';
+  /** SHA-256 just computed (status ok). */
+  sha256?: string;
+  message: string;
+}
+
+/**
+ * Re-verifies what this browser holds for a dataset by hashing it in full: the cached download,
+ * the stored user dataset, or the site's embedded file. A damaged entry is removed.
+ */
+export async function verifyStoredDataset(id: string, opts: Pick<LoadOptions, 'cache' | 'userStore' | 'baseUrl' | 'fetchImpl'> = {}): Promise<VerifyReport> {
+  if (isUserDatasetId(id)) {
+    try {
+      const r = await loadUserDataset(id, { userStore: opts.userStore });
+      return { id, status: 'ok', sha256: r.dataset.sha256, message: `OK: SHA-256 ${r.dataset.sha256.slice(0, 12)}… matches the recorded hash.` };
+    } catch (e) {
+      if (!isDatasetError(e)) throw e;
+      return { id, status: e.kind === 'corrupt-cache' ? 'dropped' : 'absent', message: e.message };
+    }
+  }
+  assertKnown(id);
+  const info = DATASETS[id];
+  if (info.embedded) {
+    try {
+      const r = await loadDatasetWithReport(id, { cache: null, baseUrl: opts.baseUrl, fetchImpl: opts.fetchImpl });
+      return { id, status: 'ok', sha256: r.dataset.sha256, message: `OK: SHA-256 ${r.dataset.sha256.slice(0, 12)}… matches the pinned hash.` };
+    } catch (e) {
+      if (!isDatasetError(e)) throw e;
+      return { id, status: 'mismatch', message: e.message };
+    }
+  }
+  const cache = opts.cache === undefined ? defaultCache() : opts.cache;
+  let damaged: DatasetError | null = null;
+  const hit = cache ? await cache.get(id, (e) => (damaged = e)) : null;
+  if (damaged) return { id, status: 'dropped', message: (damaged as DatasetError).message };
+  if (!hit || !cache) return { id, status: 'absent', message: `Dataset '${id}' is not cached in this browser; download it first.` };
+  // cache.get re-hashes entries up to FULL_REHASH_MAX_VALUES only; a re-verify always hashes in full.
+  const sha256 = await canonicalSha256(hit);
+  if (sha256 !== hit.meta.sha256) {
+    await cache.delete(id);
+    return { id, status: 'dropped', message: `The cached copy of dataset '${id}' is damaged (content hash mismatch); it was removed and will be downloaded again.` };
+  }
+  const against = info.sha256 === null ? 'the hash recorded at download' : 'the pinned hash';
+  return { id, status: 'ok', sha256, message: `OK: SHA-256 ${sha256.slice(0, 12)}… matches ${against}.` };
 }

@@ -1,0 +1,206 @@
+import 'fake-indexeddb/auto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openDB } from 'idb';
+import { DatasetCache } from '../../../src/lib/data/cache.ts';
+import { canonicalSha256 } from '../../../src/lib/data/canonical.ts';
+import { openRacDb, RAC_DB_VERSION, STORE } from '../../../src/lib/data/db.ts';
+import { deleteUserDataset, listUserDatasets, loadDataset, loadDatasetWithReport, saveUserCsv, verifyStoredDataset } from '../../../src/lib/data/index.ts';
+import {
+  buildUserDataset, checkUserCsvSize, minRowsPerClass, parseUserCsv, previewCsv, userDatasetId, UserCsvError,
+  USER_CSV_MAX_BYTES, type UserCsvProblem,
+} from '../../../src/lib/data/userCsv.ts';
+import { UserDatasetStore } from '../../../src/lib/data/userStore.ts';
+import { root } from './fakeNet.ts';
+
+/** valid.csv as 'user:my-iris', hashed by make_csv_fixtures.py (Python's struct + hashlib). */
+const VALID_SHA = '6b9161b6559eeb5b18d3667ac850e1521f3e9b2e6a457082b682f5828463f4aa';
+const csv = (name: string): string => readFileSync(`${root}tests/fixtures/csv/${name}`, 'utf8');
+let dbSeq = 0;
+const freshName = () => `user-test-${process.pid}-${++dbSeq}`;
+
+function problemOf(fn: () => unknown): UserCsvError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(UserCsvError);
+    return e as UserCsvError;
+  }
+  throw new Error('expected a UserCsvError');
+}
+
+describe('user CSV checks: each problem has its own message with row / column / value', () => {
+  const cases: [string, string, UserCsvProblem, string, { row?: number; column?: string }][] = [
+    ['ragged', 'ragged.csv', 'ragged', 'Row 6 has 3 cells; the header has 4 columns.', { row: 6 }],
+    ['non-numeric', 'nonnumeric.csv', 'non-numeric', 'Row 8, column "sepal width" is "n/a", not a number.', { row: 8, column: 'sepal width' }],
+    ['one class', 'oneclass.csv', 'one-class', 'The label column "species" holds one class only ("setosa"); a classifier needs at least two.', { column: 'species' }],
+    ['too few', 'toofew.csv', 'too-few-rows', 'Too few rows per class for labels = 10: "c" has 8; each class needs at least 22', { column: 'species' }],
+    ['empty', 'empty.csv', 'empty', 'The file is empty.', {}],
+    ['header only', 'headeronly.csv', 'header-only', 'The file has a header but no data rows.', {}],
+    ['duplicate columns', 'dupcols.csv', 'duplicate-column', 'Columns 1 and 3 are both named "x"; column names must be unique.', { column: 'x' }],
+    ['> 100 classes', 'manyclasses.csv', 'too-many-classes', 'The label column "id" has 150 distinct values; at most 100 classes are supported.', { column: 'id' }],
+  ];
+  for (const [what, file, problem, message, where] of cases) {
+    it(what, () => {
+      const e = problemOf(() => parseUserCsv(csv(file), { name: 'x' }));
+      expect(e.problem).toBe(problem);
+      expect(e.message).toContain(message);
+      expect(e.row).toBe(where.row);
+      expect(e.column).toBe(where.column);
+      expect(e.toInfo()).toEqual({ problem, message: e.message, row: where.row, column: where.column });
+    });
+  }
+
+  it('too few rows follows the labels tag: 8 rows pass labels 3 (needs 8), fail labels 5 (needs 12)', () => {
+    expect(minRowsPerClass(5)).toBe(12);
+    expect(parseUserCsv(csv('toofew.csv'), { name: 'x', labels: 3 }).classCounts).toEqual([30, 30, 8]);
+    const e = problemOf(() => parseUserCsv(csv('toofew.csv'), { name: 'x', labels: 5 }));
+    expect(e.message).toContain('"c" has 8; each class needs at least 12');
+    expect(e.message).not.toContain('or choose labels = 5');
+  });
+
+  it('an empty feature cell, an empty label, a missing label column and an unnamed column', () => {
+    expect(problemOf(() => parseUserCsv('a,b,c\n1,,x\n', { name: 'x' })).message).toBe(
+      'Row 2, column "b" is empty. Feature columns must hold numbers only (no missing values); if this is the label, choose it as the label column.');
+    const noLabel = problemOf(() => parseUserCsv('a,b,c\n1,2,x\n1,3,\n', { name: 'x' }));
+    expect([noLabel.problem, noLabel.message]).toEqual(['empty-label', 'Row 3 has no value in the label column "c".']);
+    const missing = problemOf(() => parseUserCsv('a,b\n1,x\n', { name: 'x', labelColumn: 'class' }));
+    expect(missing.message).toBe('There is no column "class"; the columns are "a", "b".');
+    expect(problemOf(() => parseUserCsv(',a,b\n0,1,x\n', { name: 'x' })).problem).toBe('empty-column-name');
+    expect(problemOf(() => parseUserCsv('label\nx\n', { name: 'x' })).problem).toBe('no-features');
+  });
+
+  it('size limit: refused by size alone, before reading', () => {
+    expect(() => checkUserCsvSize(USER_CSV_MAX_BYTES)).not.toThrow();
+    const e = problemOf(() => checkUserCsvSize(USER_CSV_MAX_BYTES + 1, "'big.csv'"));
+    expect(e.problem).toBe('too-large');
+    expect(e.message).toBe("'big.csv' is 50.0 MiB; the limit is 50.0 MiB. Use a sample of the rows, or drop columns you do not need.");
+    expect(problemOf(() => checkUserCsvSize(60 * 1024 * 1024)).message).toMatch(/^The file is 60\.0 MiB; the limit is 50\.0 MiB\./);
+  });
+
+  it('ids: a slug of the name under user:, within the result schema alphabet', () => {
+    expect(userDatasetId('My Iris (v2)!')).toBe('user:my-iris-v2');
+    expect(userDatasetId('Café données')).toBe('user:cafe-donnees');
+    expect(problemOf(() => userDatasetId('  ')).problem).toBe('bad-name');
+    expect(userDatasetId('x'.repeat(100))).toBe(`user:${'x'.repeat(60)}`);
+  });
+});
+
+describe('user CSV parse', () => {
+  it('encodes labels like the registry (sorted distinct: numbers numerically, else strings), label column anywhere', () => {
+    // labels 0: 2·0+2 = 2 rows per class are enough here.
+    const text = 'lab,f1,f2\n10,1,2\n9,3,4\n10,5,6\n2,7,8\n9,0,0\n2,1e3,-0.5\n';
+    const p = parseUserCsv(text, { name: 'n', labelColumn: 'lab', labels: 0 });
+    expect(p.dataset.classNames).toEqual(['2', '9', '10']);
+    expect(Array.from(p.dataset.y)).toEqual([2, 1, 2, 0, 1, 0]);
+    expect(Array.from(p.dataset.X)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 1000, -0.5]);
+    expect(p.dataset.featureNames).toEqual(['f1', 'f2']);
+    const s = parseUserCsv('f,c\n1,b\n2,B\n3,a\n4,a\n5,B\n6,b\n', { name: 'n', labels: 0 });
+    expect(s.dataset.classNames).toEqual(['B', 'a', 'b']);
+    expect(Array.from(s.dataset.y)).toEqual([2, 0, 1, 1, 0, 2]);
+  });
+
+  it('skips blank lines (row numbers still count them), strips a BOM, accepts CRLF and quoted cells', () => {
+    const p = parseUserCsv('\ufeff"a, b",c\r\n1,x\r\n\r\n2,y\r\n3,x\r\n4,y\r\n', { name: 'n', labels: 0 });
+    expect(p.dataset.featureNames).toEqual(['a, b']);
+    expect(p.dataset.N).toBe(4);
+    expect(problemOf(() => parseUserCsv('a,c\n1,x\n\n2\n', { name: 'n' })).message).toContain('Row 4 has 1 cells');
+  });
+
+  it('preview: header, first rows, last column as the default label', () => {
+    const pv = previewCsv(csv('valid.csv'), 3);
+    expect(pv.header).toEqual(['sepal length', 'sepal width', 'petal', 'species']);
+    expect(pv.rows).toHaveLength(3);
+    expect(pv.defaultLabelColumn).toBe('species');
+    expect(previewCsv(csv('ragged.csv'), 8).rows[4]).toHaveLength(3);
+  });
+
+  it('valid.csv hashes to the Python golden value', async () => {
+    const b = await buildUserDataset(csv('valid.csv'), { name: 'My Iris' });
+    expect(b.dataset.id).toBe('user:my-iris');
+    expect([b.dataset.N, b.dataset.d, b.dataset.k]).toEqual([72, 3, 3]);
+    expect(b.classCounts).toEqual([24, 24, 24]);
+    expect(b.dataset.sha256).toBe(VALID_SHA);
+  });
+});
+
+describe('user dataset store', () => {
+  it('round trip: save -> list -> loadDataset by id (no network) -> same hash; delete', async () => {
+    const store = new UserDatasetStore({ dbName: freshName() });
+    const text = csv('valid.csv');
+    const meta = await saveUserCsv(text, { name: 'My Iris', source: 'valid.csv', fileBytes: text.length, clock: () => 1234 }, store);
+    expect(meta).toMatchObject({ id: 'user:my-iris', name: 'My Iris', sha256: VALID_SHA, N: 72, d: 3, k: 3, labelColumn: 'species',
+      classNames: ['setosa', 'versicolor', 'virginica'], classCounts: [24, 24, 24], labels: 10, source: 'valid.csv', createdAt: 1234 });
+    // The values have 3 decimals: not exact in float32, so X is stored as float64.
+    expect(meta.bytes).toBe(72 * 3 * 8 + 72 * 4);
+    expect(await listUserDatasets(store)).toEqual([meta]);
+    const fetchImpl = (() => { throw new Error('no network for user datasets'); }) as unknown as typeof fetch;
+    const r = await loadDatasetWithReport('user:my-iris', { userStore: store, fetchImpl });
+    expect(r.origin).toBe('user');
+    expect(r.source).toBe('valid.csv');
+    expect(r.dataset.sha256).toBe(VALID_SHA);
+    expect(await canonicalSha256(r.dataset)).toBe(VALID_SHA);
+    expect(r.dataset.featureNames).toEqual(['sepal length', 'sepal width', 'petal']);
+    expect((await verifyStoredDataset('user:my-iris', { userStore: store })).status).toBe('ok');
+    await deleteUserDataset('user:my-iris', store);
+    expect(await listUserDatasets(store)).toEqual([]);
+    await expect(loadDataset('user:my-iris', { userStore: store })).rejects.toThrow(
+      "There is no user dataset 'user:my-iris' in this browser. Import its CSV on the Data page");
+    await store.close();
+  });
+
+  it('a damaged entry is dropped on read and on re-verify, with a message', async () => {
+    const name = freshName();
+    const store = new UserDatasetStore({ dbName: name });
+    const text = csv('valid.csv');
+    await saveUserCsv(text, { name: 'Mine', source: 'valid.csv', fileBytes: text.length }, store);
+    const db = await openRacDb(name);
+    const rec = await db.get(STORE.userDatasets, 'user:mine');
+    rec.y[3] = (rec.y[3] + 1) % 3;
+    await db.put(STORE.userDatasets, rec);
+    db.close();
+    const v = await verifyStoredDataset('user:mine', { userStore: store });
+    expect(v.status).toBe('dropped');
+    expect(v.message).toBe("The stored copy of your dataset 'Mine' (user:mine) is damaged (checksum mismatch); it was removed. Import the CSV again.");
+    expect(await listUserDatasets(store)).toEqual([]);
+    expect((await verifyStoredDataset('user:mine', { userStore: store })).status).toBe('absent');
+    await store.close();
+  });
+
+  it('a full disk gives a quota message naming the dataset and the free space', async () => {
+    const store = new UserDatasetStore({ dbName: freshName(), estimate: async () => ({ usage: 900, quota: 1024 }) });
+    const built = await buildUserDataset(csv('valid.csv'), { name: 'Big' });
+    const realPut = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function () { throw new DOMException('full', 'QuotaExceededError'); };
+    try {
+      await expect(store.put(built.dataset, { name: 'Big', labelColumn: 'species', classCounts: [24, 24, 24], labels: 10, source: 's', fileBytes: 1, createdAt: 0 }))
+        .rejects.toThrow("The browser has no room to store 'Big' (2.0 KiB needed). About 124 B is free for this site.");
+    } finally {
+      IDBObjectStore.prototype.put = realPut;
+    }
+    expect(await store.list()).toEqual([]);
+    await store.close();
+  });
+
+  it('migration 2 adds the user stores and keeps a version-1 database\'s cached datasets', async () => {
+    const name = freshName();
+    const v1 = await openDB(name, 1, { upgrade(db) {
+      db.createObjectStore(STORE.datasets, { keyPath: 'id' });
+      db.createObjectStore(STORE.datasetMeta, { keyPath: 'id' });
+    } });
+    await v1.put(STORE.datasetMeta, { id: 'letter', sha256: 'x' });
+    v1.close();
+    const db = await openRacDb(name);
+    expect(db.version).toBe(RAC_DB_VERSION);
+    expect(RAC_DB_VERSION).toBe(2);
+    expect([...db.objectStoreNames].sort()).toEqual(['dataset-meta', 'datasets', 'user-dataset-meta', 'user-datasets']);
+    expect(await db.get(STORE.datasetMeta, 'letter')).toEqual({ id: 'letter', sha256: 'x' });
+    db.close();
+  });
+
+  it('re-verify of a cached download hashes in full; absent says to download', async () => {
+    const cache = new DatasetCache({ dbName: freshName() });
+    expect(await verifyStoredDataset('letter', { cache })).toEqual({ id: 'letter', status: 'absent', message: "Dataset 'letter' is not cached in this browser; download it first." });
+    await cache.close();
+  });
+});
