@@ -1,9 +1,26 @@
 /**
  * URL hash <-> app state. The hash is `#/<page>?v=1&key=value...`: the route first, then the
- * settings as query parameters, declared once in FIELDS (name, default, codec). Unknown or
- * invalid values fall back to the default. Pure: takes and returns strings.
+ * settings as query parameters, declared once in FIELDS (key, default, codec, pages). Enums go in
+ * by name, lists in the CLI's selector grammar ("0-4", "iris,wine"). Unknown or invalid values
+ * fall back to the default, and `readHash` says which ones, for a visible notice. Older hash
+ * versions are upgraded step by step (MIGRATIONS). Pure: takes and returns strings.
+ *
+ * Keys (the Run page reads the plan ones to pre-fill its planner, see `planFromFields`):
+ *   backend                         compute backend preference
+ *   preset ds set labels alg        the run plan: preset id, datasets, settings, labels tags,
+ *   seeds t mode quirks             algorithms, seeds ("0-2"), t values ("all" | "0,0.2"),
+ *   take0 t0 scaler ssgmm           protocol mode and quirks, the four protocol options
+ *   form pt hide explain sort       the results view (metric form, EA's P_T, hidden algorithms,
+ *                                   explain overlays, table sort)       results/compare pages only
+ *   run                             a run from this browser's history   results page only
+ *   r                               the results themselves (`1.<payload>`, lib/share/permalink.ts)
  */
 import { parseBackendPref, type BackendPref } from '../lib/env/device.ts';
+import { EXPLAIN_KEYS, parseViewState, SORT_COLUMNS, type ExplainKey, type MetricForm, type ResultsViewState } from '../lib/charts/viewState.ts';
+import type { PT } from '../lib/metrics/index.ts';
+import type { PlanOptions, RunPlanSpec } from '../lib/suite/plan.ts';
+import { formatIntegerList, parseLabels, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
+import { SETTINGS, T_GRID, type ProtocolMode, type Quirks, type Setting } from '../lib/types.ts';
 
 export const URL_VERSION = 1;
 
@@ -17,17 +34,155 @@ export const PAGE_TITLES: Record<Page, string> = {
 /** Settings carried in the hash. Add a field here and it is parsed and written everywhere. */
 export interface UrlFields {
   backend: BackendPref;
+  preset: string;
+  ds: string[];
+  set: Setting[];
+  labels: number[];
+  alg: string[];
+  seeds: number[];
+  t: number[];
+  mode: ProtocolMode;
+  quirks: Quirks;
+  take0: PlanOptions['takeZero'];
+  t0: PlanOptions['t0Stream'];
+  /** 'default' = the mode's default (split for rsb, labeled for readme). */
+  scaler: PlanOptions['scaler'] | 'default';
+  ssgmm: PlanOptions['ssgmmSupport'];
+  form: MetricForm;
+  pt: PT;
+  hide: string[];
+  explain: ExplainKey[];
+  sort: ResultsViewState['sort'];
+  run: string;
+  r: string;
 }
 
 interface Field<T> {
   default: T;
+  /** Throws (any Error) on an invalid value; the message goes into the notice. */
   decode: (raw: string) => T;
   encode: (value: T) => string;
+  /** Pages that keep this field when navigating; absent = every page. */
+  pages?: readonly Page[];
 }
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,199}$/;
+const MAX_LIST = 64;
+
+function oneOf<const T extends string>(options: readonly T[], fallback: T): Field<T> {
+  return {
+    default: fallback,
+    decode: (raw) => {
+      if (!(options as readonly string[]).includes(raw)) throw new Error(`expected one of ${options.join(', ')}`);
+      return raw as T;
+    },
+    encode: String,
+  };
+}
+
+function idList(pages?: readonly Page[]): Field<string[]> {
+  return {
+    default: [],
+    decode: (raw) => {
+      const xs = raw.split(',').filter((s) => s !== '');
+      if (xs.length > MAX_LIST) throw new Error(`expected at most ${MAX_LIST} names`);
+      const bad = xs.find((s) => !ID.test(s));
+      if (bad !== undefined) throw new Error('expected names of letters, digits and _ . : + -');
+      return [...new Set(xs)];
+    },
+    encode: (xs) => xs.join(','),
+    pages,
+  };
+}
+
+function intList(parse: (s: string) => number[]): Field<number[]> {
+  return { default: [], decode: (raw) => (raw === '' ? [] : parse(raw)), encode: formatIntegerList };
+}
+
+function encodePT(pt: PT): string {
+  if (pt.kind === 'beta') return `beta:${pt.alpha},${pt.beta}`;
+  if (pt.kind === 'grid') return `grid:${pt.weights.join(',')}`;
+  return 'uniform';
+}
+
+function decodePT(raw: string): PT {
+  const [kind, rest = ''] = raw.split(':', 2);
+  const nums = rest.split(',').map(Number);
+  const candidate = kind === 'beta' ? { kind, alpha: nums[0], beta: nums[1] } : kind === 'grid' ? { kind, weights: nums } : { kind };
+  const pt = parseViewState({ pt: candidate }).pt;
+  if (pt.kind !== kind) throw new Error('expected uniform, beta:a,b or grid: and six weights');
+  return pt;
+}
+
+const VIEW_PAGES: readonly Page[] = ['results', 'compare'];
 
 const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
   backend: { default: 'auto', decode: parseBackendPref, encode: String },
+  preset: {
+    default: '',
+    decode: (raw) => {
+      if (!ID.test(raw)) throw new Error('expected a preset id');
+      return raw;
+    },
+    encode: String,
+  },
+  ds: idList(),
+  set: { default: [], decode: (raw) => (raw === '' ? [] : parseSettings(raw)), encode: (xs) => (xs.length === SETTINGS.length ? 'all' : xs.join(',')) },
+  labels: intList(parseLabels),
+  alg: idList(),
+  seeds: intList(parseSeeds),
+  t: {
+    default: [],
+    decode: (raw) => (raw === '' ? [] : parseTIndices(raw)),
+    encode: (xs) => (xs.length === T_GRID.length ? 'all' : xs.map((i) => T_GRID[i]).join(',')),
+  },
+  mode: oneOf(['rsb', 'readme'] as const, 'rsb'),
+  quirks: oneOf(['rsb', 'fixed'] as const, 'rsb'),
+  take0: oneOf(['one-per-class', 'empty'] as const, 'one-per-class'),
+  t0: oneOf(['per-class', 'shared'] as const, 'per-class'),
+  scaler: oneOf(['default', 'split', 'labeled'] as const, 'default'),
+  ssgmm: oneOf(['zero', 'ignore'] as const, 'zero'),
+  form: { ...oneOf(['integral', 'code'] as const, 'integral'), pages: VIEW_PAGES },
+  pt: { default: { kind: 'uniform' }, decode: decodePT, encode: encodePT, pages: VIEW_PAGES },
+  hide: idList(VIEW_PAGES),
+  explain: {
+    default: [],
+    decode: (raw) => {
+      const xs = raw.split(',').filter((s) => s !== '');
+      const bad = xs.find((s) => !(EXPLAIN_KEYS as readonly string[]).includes(s));
+      if (bad !== undefined) throw new Error(`expected names among ${EXPLAIN_KEYS.join(', ')}`);
+      return EXPLAIN_KEYS.filter((k) => xs.includes(k));
+    },
+    encode: (xs) => xs.join(','),
+    pages: VIEW_PAGES,
+  },
+  sort: {
+    default: { column: 'panel', dir: 'asc' },
+    decode: (raw) => {
+      const [column, dir = 'asc'] = raw.split(':');
+      if (!(SORT_COLUMNS as readonly string[]).includes(column) || (dir !== 'asc' && dir !== 'desc')) {
+        throw new Error(`expected a column (${SORT_COLUMNS.join(', ')}) and :asc or :desc`);
+      }
+      return { column, dir };
+    },
+    encode: (s) => `${s.column}:${s.dir}`,
+    pages: VIEW_PAGES,
+  },
+  run: {
+    default: '',
+    decode: (raw) => {
+      if (raw.length > 200 || /[\u0000-\u001f\u007f]/.test(raw)) throw new Error('expected a run id');
+      return raw;
+    },
+    encode: String,
+    pages: ['results'],
+  },
+  // Checked and decoded by lib/share/permalink.ts (with its own caps and messages).
+  r: { default: '', decode: String, encode: String, pages: ['results'] },
 };
+
+/** Upgrades, append only: MIGRATIONS[v] turns a version-v query into version v+1 in place. */
+const MIGRATIONS: Readonly<Record<number, (params: URLSearchParams) => void>> = {};
 
 export interface HashState {
   page: Page;
@@ -35,43 +190,126 @@ export interface HashState {
   fields: Partial<UrlFields>;
 }
 
+export interface HashReading extends HashState {
+  /** Plain sentences about values that were ignored (invalid, or from a newer version). */
+  notices: string[];
+}
+
 function isPage(s: string): s is Page {
   return (PAGES as readonly string[]).includes(s);
 }
 
-/** Parse `#/about?v=1&backend=wasm`. An unknown page is home. */
-export function parseHash(hash: string): HashState {
+const KEYS = Object.keys(FIELDS) as (keyof UrlFields)[];
+
+/** Parse `#/about?v=1&backend=wasm`, with notices for the values that fell back. */
+export function readHash(hash: string): HashReading {
   const body = hash.replace(/^#/, '');
   const q = body.indexOf('?');
   const path = (q < 0 ? body : body.slice(0, q)).replace(/^\/+|\/+$/g, '').toLowerCase();
   const params = new URLSearchParams(q < 0 ? '' : body.slice(q + 1));
-  const fields: Partial<UrlFields> = {};
-  for (const key of Object.keys(FIELDS) as (keyof UrlFields)[]) {
-    const raw = params.get(key);
-    if (raw !== null) fields[key] = FIELDS[key].decode(raw);
+  const notices: string[] = [];
+  const version = Number(params.get('v') ?? URL_VERSION);
+  if (!Number.isInteger(version) || version < 1) {
+    notices.push(`The link's version "${String(params.get('v')).slice(0, 20)}" is not valid; its settings were read as version ${URL_VERSION}.`);
+  } else if (version > URL_VERSION) {
+    notices.push(`This link comes from a newer version of RAC Bench (v=${version}); settings this version does not know were ignored.`);
+  } else {
+    for (let v = version; v < URL_VERSION; v++) MIGRATIONS[v]?.(params);
   }
-  return { page: isPage(path) ? path : 'home', fields };
+  const fields: Partial<UrlFields> = {};
+  for (const key of KEYS) {
+    const raw = params.get(key);
+    if (raw === null) continue;
+    try {
+      (fields as Record<string, unknown>)[key] = FIELDS[key].decode(raw);
+    } catch (e) {
+      const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+      notices.push(`Ignored ${key}=${JSON.stringify(shown)} (${e instanceof Error ? e.message : 'invalid'}); using the default.`);
+      (fields as Record<string, unknown>)[key] = FIELDS[key].default;
+    }
+  }
+  return { page: isPage(path) ? path : 'home', fields, notices };
+}
+
+/** Parse `#/about?v=1&backend=wasm`. An unknown page is home; an invalid value its default. */
+export function parseHash(hash: string): HashState {
+  const { page, fields } = readHash(hash);
+  return { page, fields };
+}
+
+/** Query encoding that keeps `,` and `:` readable (both are legal in a fragment). */
+function enc(s: string): string {
+  return encodeURIComponent(s).replace(/%2C/gi, ',').replace(/%3A/gi, ':');
 }
 
 /** Write a hash; fields equal to their default are left out, `v` comes first when any remain. */
 export function formatHash(state: HashState): string {
-  const params = new URLSearchParams();
-  for (const key of Object.keys(FIELDS) as (keyof UrlFields)[]) {
+  const parts: string[] = [];
+  for (const key of KEYS) {
     const value = state.fields[key];
-    if (value !== undefined && value !== FIELDS[key].default) params.set(key, FIELDS[key].encode(value));
+    if (value === undefined) continue;
+    const field = FIELDS[key] as Field<unknown>;
+    const text = field.encode(value);
+    if (text !== field.encode(field.default)) parts.push(`${key}=${enc(text)}`);
   }
   const path = state.page === 'home' ? '#/' : `#/${state.page}`;
-  const qs = params.toString();
-  return qs ? `${path}?v=${URL_VERSION}&${qs}` : path;
+  return parts.length ? `${path}?v=${URL_VERSION}&${parts.join('&')}` : path;
 }
 
 /** The same hash with one field changed (other fields and the page are kept). */
 export function withField<K extends keyof UrlFields>(hash: string, key: K, value: UrlFields[K]): string {
-  const s = parseHash(hash);
-  return formatHash({ page: s.page, fields: { ...s.fields, [key]: value } });
+  return withFields(hash, { [key]: value } as Partial<UrlFields>);
 }
 
-/** The same hash on another page, keeping the fields. */
+/** The same hash with some fields changed (a field set to undefined is removed). */
+export function withFields(hash: string, changes: Partial<UrlFields>): string {
+  const s = parseHash(hash);
+  return formatHash({ page: s.page, fields: { ...s.fields, ...changes } });
+}
+
+/** The same hash on another page, keeping the fields that page uses (results stay on Results). */
 export function withPage(hash: string, page: Page): string {
-  return formatHash({ page, fields: parseHash(hash).fields });
+  const fields = { ...parseHash(hash).fields };
+  for (const key of KEYS) {
+    const pages = FIELDS[key].pages;
+    if (pages && !pages.includes(page)) delete fields[key];
+  }
+  return formatHash({ page, fields });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan and view <-> fields
+
+/** The hash fields of a run plan (the Run page's "re-run this plan"). */
+export function planToFields(plan: Omit<RunPlanSpec, 'preset'> & { preset: string | null }): Partial<UrlFields> {
+  const modeScaler = plan.mode === 'readme' ? 'labeled' : 'split';
+  return {
+    preset: plan.preset ?? '', ds: [...plan.datasets], set: [...plan.settings], labels: [...plan.labels], alg: [...plan.algorithms],
+    seeds: [...plan.seeds], t: [...plan.tIndices], mode: plan.mode, quirks: plan.quirks,
+    take0: plan.options.takeZero, t0: plan.options.t0Stream, scaler: plan.options.scaler === modeScaler ? 'default' : plan.options.scaler, ssgmm: plan.options.ssgmmSupport,
+  };
+}
+
+/**
+ * The plan in the hash, or null when the hash names none (no `ds`, `alg` or `preset`). Lists
+ * missing from the hash are empty; the planner reports them (validatePlan).
+ */
+export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
+  if (!f.ds?.length && !f.alg?.length && !f.preset) return null;
+  return {
+    preset: f.preset || 'custom', datasets: f.ds ?? [], settings: f.set ?? [], labels: f.labels ?? [], algorithms: f.alg ?? [],
+    seeds: f.seeds ?? [], tIndices: f.t ?? [], mode: f.mode ?? 'rsb', quirks: f.quirks ?? 'rsb',
+    options: {
+      takeZero: f.take0 ?? 'one-per-class', t0Stream: f.t0 ?? 'per-class',
+      scaler: f.scaler && f.scaler !== 'default' ? f.scaler : f.mode === 'readme' ? 'labeled' : 'split', ssgmmSupport: f.ssgmm ?? 'zero',
+    },
+  };
+}
+
+export function viewToFields(view: ResultsViewState): Partial<UrlFields> {
+  return { form: view.metricForm, pt: view.pt, hide: [...view.hidden], explain: [...view.explain], sort: { ...view.sort } };
+}
+
+export function viewFromFields(f: Partial<UrlFields>): ResultsViewState {
+  return parseViewState({ metricForm: f.form, pt: f.pt, hidden: f.hide, explain: f.explain, sort: f.sort });
 }

@@ -1,0 +1,37 @@
+/**
+ * Tidy CSV of a run: one row per cell (RFC 4180: CRLF rows, fields with a comma, quote or line
+ * break are quoted, quotes doubled). Text that a spreadsheet would run as a formula (starting
+ * with = + - @, or a tab / carriage return) gets a leading apostrophe, as OWASP advises; numbers
+ * are written as numbers and never touched.
+ */
+import type { CellResult, RunRecord } from '../suite/schema.ts';
+
+export const CSV_COLUMNS = [
+  'dataset', 'setting', 'labels', 'algorithm', 'family', 't', 't_index', 'seed', 'status', 'accuracy',
+  'n_correct', 'n_test', 'fit_ms', 'predict_ms', 'backend', 'protocol_mode', 'protocol_version', 'protocol_quirks',
+  'dataset_sha256',
+] as const;
+
+/** One CSV field: numbers as they are; text quoted when needed and defused when formula-like. */
+export function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  let s = value;
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function row(c: CellResult): (string | number | null)[] {
+  return [
+    c.dataset.id, c.setting, c.labels, c.algorithm.name, c.algorithm.family, c.t, c.t_index, c.seed, c.outcome.status,
+    c.outcome.accuracy, c.outcome.n_correct, c.outcome.n_test, c.timing.fit_ms, c.timing.predict_ms, c.env.backend,
+    c.protocol.mode, c.protocol.version, c.protocol.quirks, c.dataset.sha256,
+  ];
+}
+
+/** The CSV text (header + one row per cell, CRLF line ends, trailing CRLF). */
+export function runToCsv(run: Pick<RunRecord, 'cells'>): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const c of run.cells) lines.push(row(c).map(csvField).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
