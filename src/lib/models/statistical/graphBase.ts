@@ -323,6 +323,9 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     const degenerate = new Uint8Array(X.rows);
     const d2 = new Float64Array(n);
     const kern = new Float64Array(n);
+    // F transposed: each class score is then one contiguous dot product.
+    const Ft = new Float64Array(n * k);
+    for (let j = 0; j < n; j++) for (let c = 0; c < k; c++) Ft[c * n + j] = F[j * k + c];
     for (let i = 0; i < X.rows; i++) {
       sqDistRow(X.data, i, X64, n, d, d2);
       let shift = 0;
@@ -331,7 +334,8 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
         let s = 0;
         for (let c = 0; c < k; c++) {
           let acc = 0;
-          for (let j = 0; j < n; j++) acc += kern[j] * F[j * k + c];
+          const fc = c * n;
+          for (let j = 0; j < n; j++) acc += kern[j] * Ft[fc + j];
           scores[i * k + c] = acc;
           s += acc;
         }

@@ -87,17 +87,44 @@ export function applySpec64(W: Float64Array, n: number, spec: GraphSpec): Float6
   return W;
 }
 
-/** Rows fromRow..n−1 of out = G · F for dense float64 G (n×n) and F (n×k); rows above are untouched. */
+/**
+ * Rows fromRow..n−1 of out = G · F for dense float64 G (n×n) and F (n×k); rows above are untouched.
+ * F is transposed first so that every output entry is one contiguous dot product (≈10× faster in
+ * V8 than scattering into out).
+ */
 export function matMulGF64(G: Float64Array, F: Float64Array, n: number, k: number, out: Float64Array, fromRow = 0): void {
-  out.fill(0, fromRow * k);
+  const Ft = new Float64Array(n * k);
+  for (let j = 0; j < n; j++) for (let c = 0; c < k; c++) Ft[c * n + j] = F[j * k + c];
   for (let i = fromRow; i < n; i++) {
     const base = i * n;
-    const oi = i * k;
-    for (let j = 0; j < n; j++) {
-      const g = G[base + j];
-      if (g === 0) continue;
-      const fj = j * k;
-      for (let c = 0; c < k; c++) out[oi + c] += g * F[fj + c];
+    let c = 0;
+    // Four classes per sweep: each G entry is loaded once for four dot products.
+    for (; c + 4 <= k; c += 4) {
+      const f0 = c * n;
+      const f1 = f0 + n;
+      const f2 = f1 + n;
+      const f3 = f2 + n;
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      for (let j = 0; j < n; j++) {
+        const g = G[base + j];
+        a0 += g * Ft[f0 + j];
+        a1 += g * Ft[f1 + j];
+        a2 += g * Ft[f2 + j];
+        a3 += g * Ft[f3 + j];
+      }
+      out[i * k + c] = a0;
+      out[i * k + c + 1] = a1;
+      out[i * k + c + 2] = a2;
+      out[i * k + c + 3] = a3;
+    }
+    for (; c < k; c++) {
+      const fc = c * n;
+      let acc = 0;
+      for (let j = 0; j < n; j++) acc += G[base + j] * Ft[fc + j];
+      out[i * k + c] = acc;
     }
   }
 }
