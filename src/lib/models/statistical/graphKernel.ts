@@ -4,8 +4,9 @@
  * Two implementations of the same maths:
  * - float64, plain JS, dense n×n graph: the protocol's preferred precision, used up to 4 096 rows;
  * - float32 on the tfjs backend, in row blocks of B×n (never an n×n tensor in one buffer), for the
- *   large graphs of letter (≈10 000 rows in `feature`). Blocks are cached on the backend when the
- *   whole graph fits `cacheBytes`, otherwise recomputed from squared distances every iteration.
+ *   large graphs of letter (≈10 000 rows in `feature`). The blocks the products need are cached on
+ *   the backend when they fit `cacheBytes`, otherwise recomputed from squared distances every
+ *   iteration (≈10× slower per iteration: a kernel block costs far more than its product with F).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Matrix } from '../../types.ts';
