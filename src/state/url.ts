@@ -228,7 +228,8 @@ export function readHash(hash: string): HashReading {
       (fields as Record<string, unknown>)[key] = FIELDS[key].default;
     }
   }
-  return { page: isPage(path) ? path : 'home', fields, notices };
+  // `#classroom` is an alias of the Learn page (which reads the mode from the hash itself).
+  return { page: isPage(path) ? path : path === 'classroom' ? 'learn' : 'home', fields, notices };
 }
 
 /** Parse `#/about?v=1&backend=wasm`. An unknown page is home; an invalid value its default. */
