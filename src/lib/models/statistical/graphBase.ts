@@ -17,6 +17,7 @@ import {
   type FitContext,
   type FitInfo,
 } from '../estimator.ts';
+import { yieldToEventLoop } from '../yieldToEventLoop.ts';
 import { ParamError, integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
 import {
   BlockedGraph,
@@ -90,7 +91,7 @@ function underflows64(gamma: number, d2: number): boolean {
 }
 
 /** Yield to the event loop so an abort posted to the worker can land. */
-const yieldToLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+const yieldToLoop = yieldToEventLoop;
 
 export abstract class GraphEstimatorBase<P extends GraphParams> implements Estimator {
   abstract readonly name: string;

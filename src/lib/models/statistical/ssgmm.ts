@@ -26,6 +26,7 @@ import { logDensity, singularGaussian, type SingularGaussian } from '../../linal
 import type { Matrix } from '../../types.ts';
 import { NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
+import { yieldToEventLoop } from '../yieldToEventLoop.ts';
 
 export interface SSGMMParams {
   /** Stop when every |Δα_c/α_c| ≤ tol. Default 1e-5. */
@@ -272,7 +273,3 @@ function checkInputs(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number): void {
   }
 }
 
-/** Lets an abort message reach a worker between iterations. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}

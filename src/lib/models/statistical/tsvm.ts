@@ -29,6 +29,7 @@ import { NotFittedError, throwIfAborted, type Estimator, type FitContext, type F
 import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
 import { RbfKernel, scaleGamma } from './svm/kernel.ts';
 import { fitBinarySvc, svcDecision, type BinarySvcModel } from './svm/svc.ts';
+import { yieldToEventLoop } from '../yieldToEventLoop.ts';
 
 export interface TSVMParams {
   /** C for labeled rows (LAMDA-SSL Cl). Default 15. */
@@ -343,8 +344,4 @@ function checkInputs(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number): void {
   }
 }
 
-/** Lets an abort message reach a worker between SVC fits. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
 
