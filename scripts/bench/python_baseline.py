@@ -53,7 +53,7 @@ def xgb_fit_predict(c):
 
 def main():
     datasets = sys.argv[1].split(',') if len(sys.argv) > 1 else ['iris', 'wine']
-    seeds = range(5)
+    seeds = range(int(sys.argv[2])) if len(sys.argv) > 2 else range(5)
     rows = []
     wall0 = time.perf_counter()
     for ds in datasets:

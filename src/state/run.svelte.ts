@@ -217,6 +217,14 @@ export class RunState {
       simulateCrash: (index: number) => this.#pool?.simulateCrash(index) ?? false,
       simulateDeviceLost: (index: number) => this.#pool?.simulateDeviceLost(index) ?? Promise.resolve(false),
       restarts: () => this.restarts,
+      /** Runs a custom selection to the end (used by `npm run bench`); resolves with the records. */
+      runSelection: async (sel: CustomSelection, workers?: number) => {
+        this.preset = 'custom';
+        this.selection = sel;
+        if (workers) this.workers = workers;
+        await this.start();
+        return { phase: this.phase, error: this.error, wallSeconds: this.wallSeconds, workers: this.workers, results: $state.snapshot(this.results) };
+      },
     };
   }
 }
