@@ -121,6 +121,20 @@ export function matMulGF64(G: Float64Array, F: Float64Array, n: number, k: numbe
       out[i * k + c + 2] = a2;
       out[i * k + c + 3] = a3;
     }
+    // Two classes per sweep for the rest (k = 2 and 3 are the iris/wine cases).
+    for (; c + 2 <= k; c += 2) {
+      const f0 = c * n;
+      const f1 = f0 + n;
+      let a0 = 0;
+      let a1 = 0;
+      for (let j = 0; j < n; j++) {
+        const g = G[base + j];
+        a0 += g * Ft[f0 + j];
+        a1 += g * Ft[f1 + j];
+      }
+      out[i * k + c] = a0;
+      out[i * k + c + 1] = a1;
+    }
     for (; c < k; c++) {
       const fc = c * n;
       let acc = 0;
