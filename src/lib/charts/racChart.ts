@@ -65,6 +65,7 @@ export const defaults = {
   baselineDash: '6 4',
   pointRadius: 2.8,
   eaSlices: 40,
+  eaMaxOpacity: 0.35,
   ariaLabel: 'Robustness analysis curves',
   emptyText: 'No curves to show yet',
 } as const;
@@ -103,6 +104,13 @@ function fitY(curves: readonly CurveRecord[]): [number, number] {
   hi = Math.min(1, hi + pad);
   if (hi - lo < 0.1) [lo, hi] = [Math.max(0, Math.min(lo, hi - 0.1)), Math.min(1, Math.max(hi, lo + 0.1))];
   return [Math.floor(lo * 20) / 20, Math.ceil(hi * 20) / 20];
+}
+
+/** FNV-1a, base 36: a deterministic id for gradients (same inputs, same id; defs then agree). */
+function hashId(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36);
 }
 
 function checkOnePanel(curves: readonly CurveRecord[]): void {
@@ -337,23 +345,23 @@ function drawExplainUnder(g: Sel, c: CurveRecord, keys: readonly ExplainKey[], p
   g.attr('data-algorithm', c.algorithm);
   if (keys.includes('auc')) {
     const area = d3.area<number>().x((_, i) => x(T_GRID[i])).y0(bottom).y1((v) => y(v)).digits(2);
-    g.append('path').attr('class', 'explain-auc').attr('fill', colour).attr('fill-opacity', 0.22).attr('d', area(a));
+    g.append('path').attr('class', 'explain-auc').attr('fill', colour).attr('fill-opacity', 0.18).attr('d', area(a));
   }
   if (keys.includes('ea')) {
     const pt = ptOption ?? m.pt;
     const ea = g.append('g').attr('class', 'explain-ea').attr('fill', colour).attr('stroke', colour);
     const density = ptSliceDensity(pt, defaults.eaSlices);
     if (density) {
+      // One area filled with a horizontal gradient whose opacity follows P_T (no seams between slices).
       const top = Math.max(...density.filter(Number.isFinite));
-      const n = density.length;
-      ea.selectAll('path').data(density).join('path')
-        .attr('stroke', 'none')
-        .attr('fill-opacity', (w) => (0.5 * (Number.isFinite(w) ? w : 0) / (top || 1)).toFixed(3))
-        .attr('d', (_, j) => {
-          const t0 = j / n;
-          const t1 = (j + 1) / n;
-          return `M${x(t0).toFixed(2)},${bottom}V${y(interpolate(a, t0)).toFixed(2)}L${x(t1).toFixed(2)},${y(interpolate(a, t1)).toFixed(2)}V${bottom}Z`;
-        });
+      const id = `rac-ea-${hashId(JSON.stringify([c.dataset, c.setting, c.labels, c.algorithm, pt, y.domain(), a]))}`;
+      const grad = ea.append('linearGradient').attr('id', id).attr('x1', 0).attr('x2', 1).attr('y1', 0).attr('y2', 0);
+      grad.selectAll('stop').data(density).join('stop')
+        .attr('offset', (_, j) => ((j + 0.5) / density.length).toFixed(4))
+        .attr('stop-color', colour)
+        .attr('stop-opacity', (w) => (defaults.eaMaxOpacity * (Number.isFinite(w) ? w : 0) / (top || 1)).toFixed(3));
+      const area = d3.area<number>().x((_, i) => x(T_GRID[i])).y0(bottom).y1((v) => y(v)).digits(2);
+      ea.append('path').attr('stroke', 'none').attr('fill', `url(#${id})`).attr('d', area(a));
     } else if (pt.kind === 'grid') {
       const top = Math.max(...pt.weights);
       ea.selectAll('line').data(pt.weights).join('line')

@@ -78,13 +78,16 @@ describe('racChart', () => {
 
   it('shades EA by P_T: uniform evenly, Beta(2,5) heaviest near t = 0.2, grid as stems', () => {
     const doc = shimDocument();
-    const opac = (svg: Element) => [...svg.querySelectorAll('.explain-ea path')].map((p) => Number(p.getAttribute('fill-opacity')));
-    const uniform = opac(racChart(panelFixture(), { document: doc, explain: ['ea'] }));
+    const opac = (svg: Element) => [...svg.querySelectorAll('.explain-ea stop')].map((p) => Number(p.getAttribute('stop-opacity')));
+    const uniformSvg = racChart(panelFixture(), { document: doc, explain: ['ea'] });
+    const gradient = uniformSvg.querySelector('.explain-ea linearGradient')!.getAttribute('id');
+    expect(uniformSvg.querySelector('.explain-ea path')!.getAttribute('fill')).toBe(`url(#${gradient})`);
+    const uniform = opac(uniformSvg);
     expect(uniform).toHaveLength(40);
     expect(new Set(uniform).size).toBe(1);
     const beta = opac(racChart(panelFixture({ kind: 'beta', alpha: 2, beta: 5 }), { document: doc, explain: ['ea'] }));
-    // Average density per slice / max, × 0.5 (scipy: Beta(2,5).cdf differences); the mode 0.2 sits between slices 7 and 8.
-    expect([beta[0], beta[7], beta[8], beta[20], beta[39]]).toEqual([0.072, 0.5, 0.5, 0.177, 0]);
+    // Average density per slice / max, × 0.35 (scipy: Beta(2,5).cdf differences); the mode 0.2 sits between slices 7 and 8.
+    expect([beta[0], beta[7], beta[8], beta[20], beta[39]]).toEqual([0.05, 0.35, 0.35, 0.124, 0]);
     const grid = racChart(panelFixture({ kind: 'grid', weights: [3, 1, 1, 1, 1, 0] }), { document: doc, explain: ['ea'] });
     const widths = [...grid.querySelectorAll('.explain-ea line')].map((l) => Number(l.getAttribute('stroke-width')));
     expect(widths).toEqual([8, 3.33, 3.33, 3.33, 3.33, 0]);
