@@ -1,0 +1,123 @@
+/**
+ * Which run the Results page shows, and where it came from: a permalink (`r=` in the hash), this
+ * browser's history (`run=<id>`, IndexedDB via RunStore), an imported file, or the run just
+ * finished on the Run page. Every way in is validated (parseRun / decodeRunLink / parseRunFile);
+ * errors are kept as plain text for the page, never HTML.
+ */
+import { decodeRunLink, LinkError } from '../lib/share/permalink.ts';
+import { importRunFile, ImportError } from '../lib/share/runFile.ts';
+import { RunStore, toRunRecord, type StoredRun } from '../lib/suite/runStore.ts';
+import { parseRun, SchemaError, type RunRecord } from '../lib/suite/schema.ts';
+
+export type RunSource = 'link' | 'history' | 'file' | 'latest';
+
+export interface ShownRun {
+  run: RunRecord;
+  source: RunSource;
+  /** File name, or the history id. */
+  label: string;
+}
+
+function message(e: unknown): string {
+  if (e instanceof LinkError || e instanceof ImportError) return e.message;
+  if (e instanceof SchemaError) return `The run is not valid: ${e.message}.`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class ResultsState {
+  shown = $state.raw<ShownRun | null>(null);
+  /** Why the last link could not be opened (shown next to the permalink box). */
+  linkError = $state<string | null>(null);
+  importError = $state<string | null>(null);
+  historyError = $state<string | null>(null);
+  history = $state.raw<StoredRun[]>([]);
+  /** A slow decode (a big link) shows "Opening…". */
+  loading = $state(false);
+
+  #store: Promise<RunStore> | null = null;
+  #lastPayload = '';
+
+  #openStore(): Promise<RunStore> {
+    this.#store ??= RunStore.open();
+    return this.#store;
+  }
+
+  /** Opens the results of a link payload (no-op when it is the one already shown). */
+  openLink(payload: string): void {
+    if (payload === this.#lastPayload && (this.shown?.source === 'link' || this.linkError)) return;
+    this.#lastPayload = payload;
+    try {
+      this.shown = { run: decodeRunLink(payload), source: 'link', label: 'a shared link' };
+      this.linkError = null;
+    } catch (e) {
+      this.shown = null;
+      this.linkError = message(e);
+    }
+  }
+
+  async openFile(file: File): Promise<RunRecord | null> {
+    this.importError = null;
+    try {
+      const run = await importRunFile(file);
+      this.shown = { run, source: 'file', label: file.name };
+      this.linkError = null;
+      return run;
+    } catch (e) {
+      this.importError = message(e);
+      return null;
+    }
+  }
+
+  /** A finished run from the Run page (already made of validated cells). */
+  showLatest(run: RunRecord): void {
+    if (this.shown?.source === 'latest' && this.shown.run.id === run.id && this.shown.run.cells === run.cells) return;
+    this.shown = { run, source: 'latest', label: run.id };
+  }
+
+  async loadRecord(id: string): Promise<RunRecord> {
+    const store = await this.#openStore();
+    const run = await store.getRun(id);
+    if (!run) throw new Error(`No run with id "${id.slice(0, 80)}" in this browser's history (it may have been deleted).`);
+    return parseRun(toRunRecord(run, await store.cells(id)));
+  }
+
+  async openHistory(id: string): Promise<void> {
+    this.historyError = null;
+    if (this.shown?.source === 'history' && this.shown.label === id) return;
+    this.loading = true;
+    try {
+      this.shown = { run: await this.loadRecord(id), source: 'history', label: id };
+    } catch (e) {
+      this.historyError = message(e);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  async refreshHistory(): Promise<void> {
+    try {
+      this.history = await (await this.#openStore()).listRuns();
+      this.historyError = null;
+    } catch (e) {
+      this.historyError = `Could not read the saved runs: ${message(e)}`;
+    }
+  }
+
+  async deleteHistory(id: string): Promise<void> {
+    try {
+      await (await this.#openStore()).deleteRun(id);
+      if (this.shown?.source === 'history' && this.shown.label === id) this.shown = null;
+      await this.refreshHistory();
+    } catch (e) {
+      this.historyError = `Could not delete the run: ${message(e)}`;
+    }
+  }
+
+  clear(): void {
+    this.shown = null;
+    this.linkError = null;
+    this.#lastPayload = '';
+  }
+}
+
+export const results = new ResultsState();
