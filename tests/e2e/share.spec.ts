@@ -1,0 +1,122 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { deflateSync } from 'fflate';
+import { encodeBase64Url } from '../../src/lib/share/base64url.ts';
+import { packV1 } from '../../src/lib/share/linkV1.ts';
+import { parseRun } from '../../src/lib/suite/schema.ts';
+
+const FIXTURE = 'tests/fixtures/runs/classroom.json';
+const HOSTILE = '<img src=x onerror=window.__pwned=1>';
+const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/share-${name}.png`, fullPage: true });
+
+/** The numbers the page shows: the metric table's text (same run → same text). */
+async function shownNumbers(page: Page): Promise<string> {
+  const table = page.getByTestId('metrics-table').or(page.getByTestId('results-table')).first();
+  await expect(table).toBeVisible();
+  return table.innerText();
+}
+
+async function importFile(page: Page, path: string): Promise<void> {
+  await page.getByTestId('import-file').setInputFiles(path);
+}
+
+/** A link payload of our own making (bypassing the encoder's checks), as an attacker would. */
+function hostilePayload(): string {
+  const run = parseRun(JSON.parse(readFileSync(FIXTURE, 'utf8')));
+  const packed = packV1({ ...run, cells: run.cells.slice(0, 12) });
+  (packed.tables.algorithm[0] as { name: string }).name = HOSTILE;
+  return `1.${encodeBase64Url(deflateSync(new TextEncoder().encode(JSON.stringify(packed))))}`;
+}
+
+test('import a run, share it as a link, open it in a fresh context: same numbers', async ({ page, browser }) => {
+  await page.goto('/#/results');
+  await importFile(page, FIXTURE);
+  await expect(page.getByTestId('results-shown')).toHaveAttribute('data-run-id', /.+/);
+  await expect(page.locator('svg.rac-chart').first()).toBeVisible();
+  const numbers = await shownNumbers(page);
+  expect(numbers).toMatch(/0\.\d{3}/);
+  await expect(page.getByTestId('env-panel')).toContainText('Environment');
+  await shot(page, 'imported');
+
+  await page.getByTestId('share-button').click();
+  const input = page.getByTestId('permalink-input');
+  await expect(input).toHaveValue(/#\/results\?v=1&.*&r=1\./);
+  const url = await input.inputValue();
+  console.log(`classroom permalink in the browser: ${url.length} characters`);
+  expect(url.length).toBeLessThan(8000);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByTestId('copy-permalink').click();
+  await expect(page.getByText('Link copied.')).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
+  await shot(page, 'share-dialog');
+
+  const fresh = await browser.newContext();
+  const other = await fresh.newPage();
+  await other.goto(url);
+  await expect(other.getByTestId('results-shown')).toBeVisible();
+  expect(await shownNumbers(other)).toBe(numbers);
+  await expect(other.locator('svg.rac-chart')).toHaveCount(await page.locator('svg.rac-chart').count());
+  const rerun = other.getByTestId('rerun-plan');
+  await expect(rerun).toHaveAttribute('href', '#/run?v=1&preset=custom&ds=iris,wine&set=all&labels=5,10&alg=xgb,lp,ls,ssgmm&seeds=0-2&t=all');
+  await shot(other, 'from-link');
+  await fresh.close();
+});
+
+test('export JSON and CSV, re-import the JSON', async ({ page }, info) => {
+  await page.goto('/#/results');
+  await importFile(page, FIXTURE);
+  const numbers = await shownNumbers(page);
+
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const jsonPath = info.outputPath('export.json');
+  await json.saveAs(jsonPath);
+  expect(json.suggestedFilename()).toMatch(/^rac-bench-.*\.json$/);
+  expect(JSON.parse(readFileSync(jsonPath, 'utf8')).cells).toHaveLength(864);
+
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
+  const csvPath = info.outputPath('export.csv');
+  await csv.saveAs(csvPath);
+  const lines = readFileSync(csvPath, 'utf8').split('\r\n');
+  expect(lines[0]).toBe('dataset,setting,labels,algorithm,family,t,t_index,seed,status,accuracy,n_correct,n_test,fit_ms,predict_ms,backend,protocol_mode,protocol_version,protocol_quirks,dataset_sha256');
+  expect(lines).toHaveLength(866);
+
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);
+  const svgPath = info.outputPath('charts.svg');
+  await svg.saveAs(svgPath);
+  expect(readFileSync(svgPath, 'utf8')).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*width=/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-png').click()]);
+  const pngPath = info.outputPath('charts.png');
+  await png.saveAs(pngPath);
+  expect([...readFileSync(pngPath).subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+
+  await page.goto('/#/');
+  await page.goto('/#/results');
+  await importFile(page, jsonPath);
+  expect(await shownNumbers(page)).toBe(numbers);
+});
+
+test('broken and hostile links give a clear message and run nothing', async ({ page }, info) => {
+  await page.goto('/#/results?v=1&r=1.AAAAAAAAAAAAAAAAAAAA');
+  await expect(page.getByTestId('permalink-error')).toContainText('This results link is broken');
+  await shot(page, 'broken-link');
+
+  await page.goto('/#/');
+  await page.goto(`/#/results?v=1&r=${hostilePayload()}`);
+  const err = page.getByTestId('permalink-error');
+  await expect(err).toContainText('algorithm.name: expected an id');
+  await expect(err.locator('img')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await shot(page, 'hostile-link');
+
+  // The same name in a run file: refused at import, shown as text.
+  const run = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+  run.cells = run.cells.slice(0, 3);
+  run.cells[1].algorithm.name = HOSTILE;
+  const path = info.outputPath('hostile.json');
+  writeFileSync(path, JSON.stringify(run));
+  await importFile(page, path);
+  await expect(page.getByTestId('import-error')).toContainText('cells[1].algorithm.name: expected an id');
+  await expect(page.getByTestId('import-error').locator('img')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await shot(page, 'hostile-file');
+});
