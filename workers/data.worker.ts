@@ -75,8 +75,8 @@ export type CsvOutcome<T> = { ok: true; value: T } | { ok: false; error: UserCsv
 
 function csvFailure(e: unknown): CsvOutcome<never> {
   if (e instanceof UserCsvError) return { ok: false, error: e.toInfo() };
-  if (e instanceof DatasetError) return { ok: false, error: { problem: e.kind === 'quota' ? 'too-large' : 'empty', message: e.message } };
-  return { ok: false, error: { problem: 'empty', message: `Unexpected error: ${e instanceof Error ? e.message : String(e)}` } };
+  if (e instanceof DatasetError) return { ok: false, error: { problem: e.kind === 'quota' ? 'storage' : 'unexpected', message: e.message } };
+  return { ok: false, error: { problem: 'unexpected', message: `Unexpected error: ${e instanceof Error ? e.message : String(e)}` } };
 }
 
 async function csvText(source: File | Uint8Array): Promise<{ text: string; bytes: number }> {

@@ -112,6 +112,8 @@ test('your own data: each CSV problem shows its message; an over-size file is re
     await page.getByTestId('csv-file').setInputFiles(fixture(file));
     await expect(page.getByTestId('csv-error'), file).toHaveText(message);
     await expect(page.getByTestId('csv-save')).toHaveCount(file === 'headeronly.csv' || file === 'dupcols.csv' ? 0 : 1);
+    if (file === 'nonnumeric.csv') await expect(page.locator('[data-testid="csv-preview"] tr.bad td.badcell')).toHaveText('n/a');
+    if (file === 'ragged.csv') await expect(page.locator('[data-testid="csv-preview"] tr.bad')).toHaveAttribute('data-line', '6');
     if (file === 'ragged.csv') await page.locator('section', { has: page.getByTestId('csv-drop') }).screenshot({ path: `${SHOTS}/data-csv-error-ragged.png` });
   }
   // toofew passes at labels 5 once class c has 12 rows? It has 8: still an error, with the smaller need.

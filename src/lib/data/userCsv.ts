@@ -20,7 +20,9 @@ export const USER_LABELS_TAGS = [5, 10] as const;
 export type UserCsvProblem =
   | 'too-large' | 'empty' | 'header-only' | 'no-features' | 'empty-column-name' | 'duplicate-column'
   | 'no-label-column' | 'ragged' | 'non-numeric' | 'empty-label' | 'one-class' | 'too-many-classes'
-  | 'too-few-rows' | 'bad-name';
+  | 'too-few-rows' | 'bad-name'
+  /** Not the file's fault: the browser's storage is full ('quota') or something unexpected broke. */
+  | 'storage' | 'unexpected';
 
 /** A CSV the benchmark cannot use, with where (1-based file row, column name) when that helps. */
 export class UserCsvError extends DatasetError {
@@ -115,6 +117,8 @@ export interface CsvPreview {
   header: string[];
   /** The first data rows as text (ragged rows as they are). */
   rows: string[][];
+  /** Each row's 1-based row number in the file (as error messages count them). */
+  lines: number[];
   /** The last column: the usual place of the label. */
   defaultLabelColumn: string;
 }
@@ -122,7 +126,7 @@ export interface CsvPreview {
 /** Header and first rows, for choosing the label column. Header problems throw UserCsvError. */
 export function previewCsv(text: string, maxRows = 8): CsvPreview {
   const { header, rows } = readTable(text, maxRows);
-  return { header, rows: rows.map((r) => r.cells), defaultLabelColumn: header[header.length - 1] };
+  return { header, rows: rows.map((r) => r.cells), lines: rows.map((r) => r.line), defaultLabelColumn: header[header.length - 1] };
 }
 
 export interface UserCsvOptions {

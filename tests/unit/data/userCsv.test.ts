@@ -112,6 +112,7 @@ describe('user CSV parse', () => {
     expect(pv.header).toEqual(['sepal length', 'sepal width', 'petal', 'species']);
     expect(pv.rows).toHaveLength(3);
     expect(pv.defaultLabelColumn).toBe('species');
+    expect(previewCsv('a,b\n\n1,x\n2,y\n', 5).lines).toEqual([3, 4]);
     expect(previewCsv(csv('ragged.csv'), 8).rows[4]).toHaveLength(3);
   });
 
@@ -147,6 +148,17 @@ describe('user dataset store', () => {
     await expect(loadDataset('user:my-iris', { userStore: store })).rejects.toThrow(
       "There is no user dataset 'user:my-iris' in this browser. Import its CSV on the Data page");
     await store.close();
+  });
+
+  it("the runner's call (loadDatasetWithReport(id, { baseUrl }), default stores) finds a user dataset in the rac-bench database", async () => {
+    const text = csv('valid.csv');
+    await saveUserCsv(text, { name: 'Runner Check', source: 'valid.csv', fileBytes: text.length });
+    const r = await loadDatasetWithReport('user:runner-check', { baseUrl: 'http://localhost/' });
+    expect([r.origin, r.dataset.id, r.dataset.N, r.dataset.k]).toEqual(['user', 'user:runner-check', 72, 3]);
+    expect(await canonicalSha256(r.dataset)).toBe(r.dataset.sha256);
+    expect((await listUserDatasets()).map((m) => m.id)).toContain('user:runner-check');
+    await deleteUserDataset('user:runner-check');
+    expect((await listUserDatasets()).map((m) => m.id)).not.toContain('user:runner-check');
   });
 
   it('a damaged entry is dropped on read and on re-verify, with a message', async () => {
