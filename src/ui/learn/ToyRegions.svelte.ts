@@ -1,8 +1,11 @@
 /**
  * Page side of the toy worker: asks for the decision regions of (shape, seed, setting, t) and keeps
  * the newest answer in `grid` ($state.raw, replaced whole). One request in flight at a time; while
- * one runs, only the latest wish waits (a dragged slider sends dozens). Answers are cached.
+ * one runs, only the latest wish waits (a dragged slider sends dozens). Answers are cached, and
+ * when idle the worker fills the cache for the benchmark's six t values of the setting on screen,
+ * so stepping through them is instant. A real request overtakes a prefetch (the worker aborts it).
  */
+import { T_GRID } from '../../lib/types.ts';
 import type { RegionGrid } from '../../lib/toy/regions.ts';
 import type { ToyShape } from '../../lib/toy/generate.ts';
 import type { Setting } from '../../lib/types.ts';
@@ -31,7 +34,7 @@ export class ToyRegions {
 
   #worker: Worker | null = null;
   #nextId = 1;
-  #inFlight: { id: number; key: RegionKey } | null = null;
+  #inFlight: { id: number; key: RegionKey; prefetch: boolean } | null = null;
   #pending: RegionKey | null = null;
   #cache = new Map<string, RegionGrid>();
 
@@ -42,11 +45,11 @@ export class ToyRegions {
       this.#show(key, hit);
       return;
     }
-    if (this.#inFlight) {
+    if (this.#inFlight && !this.#inFlight.prefetch) {
       this.#pending = key;
       return;
     }
-    this.#send(key);
+    this.#send(key, false);
   }
 
   #show(key: RegionKey, grid: RegionGrid): void {
@@ -67,10 +70,10 @@ export class ToyRegions {
     return w;
   }
 
-  #send(key: RegionKey): void {
+  #send(key: RegionKey, prefetch: boolean): void {
     const id = this.#nextId++;
-    this.#inFlight = { id, key };
-    this.busy = true;
+    this.#inFlight = { id, key, prefetch };
+    this.busy = !prefetch;
     const req: ToyRequest = { type: 'regions', id, res: RES, ...key };
     this.#ensureWorker().postMessage(req);
   }
@@ -80,17 +83,28 @@ export class ToyRegions {
     if (!flight || reply.id !== flight.id) return;
     this.#inFlight = null;
     if (reply.type === 'regions') {
-      this.error = null;
-      this.lastMs = reply.ms;
       this.#remember(flight.key, reply.grid);
-      this.#show(flight.key, reply.grid);
-    } else {
+      if (!flight.prefetch) {
+        this.error = null;
+        this.lastMs = reply.ms;
+        this.#show(flight.key, reply.grid);
+      }
+    } else if (!flight.prefetch) {
       this.error = reply.message;
     }
     const next = this.#pending;
     this.#pending = null;
-    if (next && keyOf(next) !== keyOf(flight.key)) this.request(next);
-    this.busy = this.#inFlight !== null;
+    if (next) this.request(next);
+    else this.#prefetch();
+    this.busy = this.#inFlight !== null && !this.#inFlight.prefetch;
+  }
+
+  /** The first of the six grid t values of the shown (shape, seed, setting) not cached yet. */
+  #prefetch(): void {
+    const s = this.shown;
+    if (!s || this.#inFlight) return;
+    const t = T_GRID.find((v) => !this.#cache.has(keyOf({ ...s, t: v })));
+    if (t !== undefined) this.#send({ ...s, t }, true);
   }
 
   #remember(key: RegionKey, grid: RegionGrid): void {

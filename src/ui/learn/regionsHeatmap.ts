@@ -8,8 +8,8 @@ import { CLASS_COLOURS, hexToRgb } from './toyPalette.ts';
 
 export const HEATMAP_DEFAULTS = Object.freeze({
   /** Colour strength at the least and most confident cells, in [0, 1]. */
-  minStrength: 0.18,
-  maxStrength: 0.62,
+  minStrength: 0.22,
+  maxStrength: 0.72,
   /** Number of shades between them. */
   shades: 5,
 });
