@@ -82,7 +82,7 @@ test('explain overlays and P_T: shaded area with its sentence, Beta errors inlin
   await expect(page.getByText(/^AUC = \d\.\d{3}: the shaded area under/).first()).toBeVisible();
   const pt = page.getByTestId('pt-control');
   await pt.getByLabel('Beta(α, β)').check();
-  const alpha = pt.getByLabel('α');
+  const alpha = pt.getByRole('spinbutton', { name: 'α' });
   await alpha.fill('-1');
   await expect(pt.getByRole('alert')).toHaveText('α must be a number greater than 0, got "-1".');
   await alpha.fill('2');
@@ -97,6 +97,10 @@ test('phone width: no horizontal scroll', async ({ browser }) => {
   const ctx = await browser.newContext({ viewport: { width: 375, height: 800 } });
   const page = await ctx.newPage();
   await importRun(page);
+  const wide = await page.evaluate(() => [...document.querySelectorAll('[data-testid="results-view"], [data-testid="results-view"] *')]
+    .filter((e) => e.getBoundingClientRect().right > 376 && !e.parentElement!.closest('.scroll'))
+    .slice(0, 8).map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`));
+  expect(wide, 'elements wider than the phone').toEqual([]);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   await page.screenshot({ path: `${SHOTS}/results-phone.png`, fullPage: true });
   await ctx.close();
