@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { deflateSync } from 'fflate';
 import { encodeBase64Url } from '../../src/lib/share/base64url.ts';
@@ -7,6 +9,8 @@ import { parseRun } from '../../src/lib/suite/schema.ts';
 
 const FIXTURE = 'tests/fixtures/runs/classroom.json';
 const HOSTILE = '<img src=x onerror=window.__pwned=1>';
+// Downloads and made-up files go to a private folder: a parallel Playwright run may wipe test-results.
+const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'rac-share-')), name);
 const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/share-${name}.png`, fullPage: true });
 
 /** The numbers the page shows: the metric table's text (same run → same text). */
@@ -62,30 +66,30 @@ test('import a run, share it as a link, open it in a fresh context: same numbers
   await fresh.close();
 });
 
-test('export JSON and CSV, re-import the JSON', async ({ page }, info) => {
+test('export JSON and CSV, re-import the JSON', async ({ page }) => {
   await page.goto('/#/results');
   await importFile(page, FIXTURE);
   const numbers = await shownNumbers(page);
 
   const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-  const jsonPath = info.outputPath('export.json');
+  const jsonPath = tmp('export.json');
   await json.saveAs(jsonPath);
   expect(json.suggestedFilename()).toMatch(/^rac-bench-.*\.json$/);
   expect(JSON.parse(readFileSync(jsonPath, 'utf8')).cells).toHaveLength(864);
 
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
-  const csvPath = info.outputPath('export.csv');
+  const csvPath = tmp('export.csv');
   await csv.saveAs(csvPath);
   const lines = readFileSync(csvPath, 'utf8').split('\r\n');
   expect(lines[0]).toBe('dataset,setting,labels,algorithm,family,t,t_index,seed,status,accuracy,n_correct,n_test,fit_ms,predict_ms,backend,protocol_mode,protocol_version,protocol_quirks,dataset_sha256');
   expect(lines).toHaveLength(866);
 
   const [svg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);
-  const svgPath = info.outputPath('charts.svg');
+  const svgPath = tmp('charts.svg');
   await svg.saveAs(svgPath);
   expect(readFileSync(svgPath, 'utf8')).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*width=/);
   const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-png').click()]);
-  const pngPath = info.outputPath('charts.png');
+  const pngPath = tmp('charts.png');
   await png.saveAs(pngPath);
   expect([...readFileSync(pngPath).subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
 
@@ -95,7 +99,7 @@ test('export JSON and CSV, re-import the JSON', async ({ page }, info) => {
   expect(await shownNumbers(page)).toBe(numbers);
 });
 
-test('broken and hostile links give a clear message and run nothing', async ({ page }, info) => {
+test('broken and hostile links give a clear message and run nothing', async ({ page }) => {
   await page.goto('/#/results?v=1&r=1.AAAAAAAAAAAAAAAAAAAA');
   await expect(page.getByTestId('permalink-error')).toContainText('This results link is broken');
   await shot(page, 'broken-link');
@@ -112,11 +116,65 @@ test('broken and hostile links give a clear message and run nothing', async ({ p
   const run = JSON.parse(readFileSync(FIXTURE, 'utf8'));
   run.cells = run.cells.slice(0, 3);
   run.cells[1].algorithm.name = HOSTILE;
-  const path = info.outputPath('hostile.json');
+  const path = tmp('hostile.json');
   writeFileSync(path, JSON.stringify(run));
   await importFile(page, path);
   await expect(page.getByTestId('import-error')).toContainText('cells[1].algorithm.name: expected an id');
   await expect(page.getByTestId('import-error').locator('img')).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await shot(page, 'hostile-file');
+});
+
+test('history: a saved run is listed, opens, and is deleted after a confirmation', async ({ page }) => {
+  await page.goto('/#/results');
+  await expect(page.getByTestId('history-list')).toHaveAttribute('data-count', '0');
+  const run = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+  await page.evaluate(async (r) => {
+    const db: IDBDatabase = await new Promise((res, rej) => {
+      const q = indexedDB.open('rac-bench-runs');
+      q.onsuccess = () => res(q.result);
+      q.onerror = () => rej(q.error);
+    });
+    const tx = db.transaction(['runs', 'cells'], 'readwrite');
+    tx.objectStore('runs').put({ id: 'run-e2e-history', plan: r.plan, status: 'done', created_at: r.created_at, finished_at: r.finished_at, env: r.env, workers: 2, total: r.cells.length });
+    r.cells.forEach((c: { algorithm: { name: string }; dataset: { id: string }; setting: string; labels: number; t_index: number; seed: number; outcome: { status: string } }) =>
+      tx.objectStore('cells').put({ runId: 'run-e2e-history', key: `${c.dataset.id}|${c.setting}|${c.labels}|${c.algorithm.name}|${c.t_index}|${c.seed}`, status: c.outcome.status, result: c, error: null, attempts: 1 }));
+    await new Promise((res) => (tx.oncomplete = res));
+    db.close();
+  }, run);
+  await page.reload();
+  const list = page.getByTestId('history-list');
+  await expect(list).toHaveAttribute('data-count', '1');
+  await list.getByRole('button', { name: 'Open' }).click();
+  await expect(page).toHaveURL(/#\/results\?v=1&run=run-e2e-history/);
+  await expect(page.getByTestId('results-shown')).toHaveAttribute('data-run-id', 'run-e2e-history');
+  await expect(page.getByTestId('metrics-table').or(page.getByTestId('results-table')).first()).toBeVisible();
+  await shot(page, 'history');
+  await list.getByRole('button', { name: /^Delete the run/ }).click();
+  await list.getByTestId('confirm-delete').click();
+  await expect(list).toHaveAttribute('data-count', '0');
+  await expect(page.getByTestId('results-shown')).toHaveCount(0);
+});
+
+test('compare: two runs give a diff table; a run under other quirks is refused', async ({ page }) => {
+  await page.goto('/#/compare');
+  await importFile(page, FIXTURE);
+  await importFile(page, FIXTURE);
+  const table = page.getByTestId('compare-table');
+  await expect(table).toBeVisible();
+  await expect(table).toHaveAttribute('data-rows', '48');
+  const deltas = await table.locator('td[data-delta="B"]').allInnerTexts();
+  expect(deltas).toHaveLength(48);
+  expect(new Set(deltas)).toEqual(new Set(['±0.000']));
+  await expect(page.locator('svg.rac-chart')).toHaveCount(12);
+
+  const run = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+  run.plan.quirks = 'fixed';
+  for (const c of run.cells) c.protocol.quirks = 'fixed';
+  const path = tmp('fixed.json');
+  writeFileSync(path, JSON.stringify(run));
+  await importFile(page, path);
+  await expect(page.getByTestId('compare-refused')).toContainText('Run C used protocol mode "rsb" with quirks "fixed"');
+  await expect(table).toBeVisible();
+  await shot(page, 'compare');
 });

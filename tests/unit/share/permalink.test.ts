@@ -156,3 +156,28 @@ describe('hostile and broken links are refused with a clear message', () => {
     expectLinkError(rawPayload(JSON.stringify(extra)), /script: unknown field/);
   });
 });
+
+describe('share link', () => {
+  it('carries the results when the URL fits, and only the plan and view when it does not', async () => {
+    const { buildShareLink } = await import('../../../src/lib/share/shareLink.ts');
+    const { defaultView } = await import('../../../src/lib/charts/viewState.ts');
+    const view = { ...defaultView(), metricForm: 'code' as const };
+    const fits = await buildShareLink(classroom, view, ORIGIN);
+    expect(fits.tooLarge).toBeNull();
+    expect(fits.url).toMatch(/^https:\/\/example\.github\.io\/rac-bench\/#\/results\?v=1&preset=custom&ds=iris,wine&.*&form=code&r=1\./);
+    // The same run with 40 seeds (fresh scores per seed, so nothing repeats): over 8 000 characters.
+    const many = {
+      ...classroom,
+      plan: { ...classroom.plan, seeds: Array.from({ length: 40 }, (_, i) => i) },
+      cells: Array.from({ length: 40 / 3 + 1 }, (_, k) => classroom.cells.map((c) => {
+        const nc = (c.outcome.n_correct * 7 + k * 13 + c.seed * 5) % (c.outcome.n_test + 1);
+        return { ...c, seed: c.seed + 3 * k, outcome: { ...c.outcome, n_correct: nc, accuracy: c.outcome.status === 'ok' ? nc / c.outcome.n_test : null } };
+      })).flat().filter((c) => c.seed < 40),
+    };
+    const big = await buildShareLink(parseRun(many), view, ORIGIN);
+    expect(big.tooLarge).toBeGreaterThan(8000);
+    expect(big.url).not.toContain('&r=');
+    expect(big.url).toContain('seeds=0-39');
+    expect(big.url).toContain('form=code');
+  });
+});
