@@ -66,6 +66,7 @@ test('#classroom: large type, the guided demo, and a slider that moves points an
   await page.getByText('Unseen class', { exact: true }).click();
   await regionsFor(page, 1);
   expect(await page.locator('[data-testid=toy-overlay] path[data-kind=unseen]').count()).toBe(180);
+  await page.getByTestId('toy').screenshot({ path: `${SHOTS}/classroom-toy-unseen.png` });
   await slider.focus();
   await page.keyboard.press('Home');
   await regionsFor(page, 0);
@@ -76,7 +77,13 @@ test('#classroom: large type, the guided demo, and a slider that moves points an
   await page.getByTestId('demo-next').click();
   await expect(page.getByTestId('demo-step-title')).toHaveText('3. Run it');
   await expect(page.getByTestId('demo-start')).toBeEnabled();
+  // It launches the classroom preset through the shared run state; the count climbs, then we stop it.
+  await page.getByTestId('demo-start').click();
+  await expect(page.getByTestId('demo-progress')).toContainText(/of 864 experiments finished/);
+  await expect(page.getByTestId('demo-progress').locator('strong')).not.toHaveText('0', { timeout: 90_000 });
   await page.getByTestId('guided-demo').screenshot({ path: `${SHOTS}/classroom-demo-run.png` });
+  await page.getByTestId('demo-cancel').click();
+  await expect(page.getByTestId('demo-progress')).toContainText('(stopped)', { timeout: 60_000 });
   expect(errors).toEqual([]);
 });
 

@@ -96,7 +96,12 @@ export class ToyRegions {
     this.#pending = null;
     if (next) this.request(next);
     else this.#prefetch();
-    this.busy = this.#inFlight !== null && !this.#inFlight.prefetch;
+    this.busy = this.#realInFlight();
+  }
+
+  // A method, not an inline test: TypeScript would keep #inFlight narrowed to null across the calls above.
+  #realInFlight(): boolean {
+    return this.#inFlight !== null && !this.#inFlight.prefetch;
   }
 
   /** The first of the six grid t values of the shown (shape, seed, setting) not cached yet. */
