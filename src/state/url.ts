@@ -262,10 +262,18 @@ export function withField<K extends keyof UrlFields>(hash: string, key: K, value
   return withFields(hash, { [key]: value } as Partial<UrlFields>);
 }
 
-/** The same hash with some fields changed (a field set to undefined is removed). */
+/**
+ * The same hash with some fields changed (a field set to undefined is removed). Keys this table
+ * does not know (another module's, e.g. the Learn page's `toy_*`) are kept as they were.
+ */
 export function withFields(hash: string, changes: Partial<UrlFields>): string {
   const s = parseHash(hash);
-  return formatHash({ page: s.page, fields: { ...s.fields, ...changes } });
+  const out = formatHash({ page: s.page, fields: { ...s.fields, ...changes } });
+  const q = hash.indexOf('?');
+  const foreign = [...new URLSearchParams(q < 0 ? '' : hash.slice(q + 1))].filter(([k]) => k !== 'v' && !(k in FIELDS));
+  if (foreign.length === 0) return out;
+  const rest = foreign.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+  return out.includes('?') ? `${out}&${rest}` : `${out}?v=${URL_VERSION}&${rest}`;
 }
 
 /** The same hash on another page, keeping the fields that page uses (results stay on Results). */

@@ -55,3 +55,12 @@ describe('url hash: plan, view and results fields', () => {
     expect(withPage(hash, 'compare')).toBe('#/compare?v=1&ds=iris&form=code&pt=beta:2,5&hide=lp&explain=auc,wa&sort=auc:desc');
   });
 });
+
+describe('url hash: keys of other modules', () => {
+  it('withField keeps keys it does not know; withPage drops them', async () => {
+    const { withField, withPage } = await import('../../../src/state/url.ts');
+    expect(withField('#/learn?v=1&toy_seed=7&slider_hide=1', 'backend', 'cpu')).toBe('#/learn?v=1&backend=cpu&toy_seed=7&slider_hide=1');
+    expect(withField('#/learn?v=1&backend=cpu&toy_seed=7', 'backend', 'auto')).toBe('#/learn?v=1&toy_seed=7');
+    expect(withPage('#/learn?v=1&backend=cpu&toy_seed=7', 'about')).toBe('#/about?v=1&backend=cpu');
+  });
+});
