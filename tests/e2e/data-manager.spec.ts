@@ -176,6 +176,7 @@ test('your own data: a CSV from a URL; hostile column names and labels stay text
   await page.getByTestId('csv-url-fetch').click();
   await expect(page.getByTestId('csv-preview')).toContainText('<img src=x onerror=window.__pwned=1>');
   await expect(page.getByTestId('csv-label-column')).toHaveValue('<b>lbl</b>');
+  await expect(page.getByText(/^Downloading /)).toHaveCount(0);
   await expect(page.getByTestId('csv-name')).toHaveValue('hostile');
   await page.getByTestId('csv-name').fill('<script>x</script>');
   await expect(page.getByTestId('csv-id')).toHaveText('user:script-x-script');
@@ -187,4 +188,12 @@ test('your own data: a CSV from a URL; hostile column names and labels stay text
   expect(await page.locator('main img, main b, main script').count()).toBe(0);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await page.screenshot({ path: `${SHOTS}/data-hostile.png`, fullPage: true });
+  // A phone: nothing wider than the screen (the preview table scrolls inside its own box).
+  await page.setViewportSize({ width: 375, height: 800 });
+  const wide = await page.evaluate(() => [...document.querySelectorAll('main *')]
+    .filter((e) => e.getBoundingClientRect().right > 376 && !e.closest('.preview-wrap table'))
+    .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 12));
+  expect(wide).toEqual([]);
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await page.screenshot({ path: `${SHOTS}/data-phone.png`, fullPage: true });
 });
