@@ -88,3 +88,54 @@ export function argmaxRows(p: ArrayLike<number>, n: number, k: number): Int32Arr
   }
   return out;
 }
+
+/** Bad fit inputs (shapes, labels, class count, non-finite features): what, where, expected, got. */
+export class InputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputError';
+  }
+}
+
+function checkMatrix(name: string, which: string, X: Matrix, cols?: number): void {
+  if (X.data.length !== X.rows * X.cols) {
+    throw new InputError(`${name}.fit: ${which}.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`);
+  }
+  if (cols !== undefined && X.rows > 0 && X.cols !== cols) {
+    throw new InputError(`${name}.fit: ${which} has ${X.cols} features, but Xl has ${cols}.`);
+  }
+  const d = X.data;
+  for (let i = 0; i < d.length; i++) {
+    if (!Number.isFinite(d[i])) {
+      const r = Math.floor(i / X.cols);
+      throw new InputError(
+        `${name}.fit: ${which} has a non-finite value (${d[i]}) at row ${r}, column ${i - r * X.cols}. ` +
+          'Features must be finite numbers: check the dataset for missing or non-numeric values.',
+      );
+    }
+  }
+}
+
+/**
+ * The checks every estimator runs first: k ≥ 2 (a one-class dataset cannot be benchmarked),
+ * at least one labeled row, consistent shapes, labels in 0..k-1, finite features in Xl and Xu.
+ * A class with no labeled rows is allowed (covertype class 3 in `rsb`): models still output k columns.
+ */
+export function checkFitInputs(name: string, Xl: Matrix, yl: Int32Array, Xu: Matrix | null, k: number): void {
+  if (!Number.isInteger(k) || k < 2) {
+    throw new InputError(
+      `${name}.fit: k must be an integer ≥ 2 (number of model outputs). Got ${k} instead: a dataset needs at least two classes.`,
+    );
+  }
+  if (Xl.rows < 1) throw new InputError(`${name}.fit: needs at least one labeled row. Got 0 instead.`);
+  if (yl.length !== Xl.rows) {
+    throw new InputError(`${name}.fit: yl has ${yl.length} labels, but Xl has ${Xl.rows} rows.`);
+  }
+  for (let i = 0; i < yl.length; i++) {
+    if (!(yl[i] >= 0 && yl[i] < k)) {
+      throw new InputError(`${name}.fit: labels must be in 0..${k - 1}. Got ${yl[i]} at row ${i} instead.`);
+    }
+  }
+  checkMatrix(name, 'Xl', Xl);
+  if (Xu) checkMatrix(name, 'Xu', Xu, Xl.cols);
+}

@@ -21,9 +21,9 @@
  * const p = await m.predictProba(Xtest); // n × 3
  */
 import type { Matrix } from '../../types.ts';
-import { argmaxRows, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { argmaxRows, checkFitInputs, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, interval, validateParams, type ConstraintTable } from '../params.ts';
-import { checkLabeled, checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
+import { checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
 import { knnPredict } from './knn.ts';
 import { stackRows, takeRows } from './triTraining.ts';
 
@@ -107,7 +107,7 @@ export class Assemble implements Estimator {
     const { base, ...own } = this.params;
     validateParams('Assemble', ASSEMBLE_CONSTRAINTS, own);
     validateParams('Assemble.base', GBDT_CONSTRAINTS, base);
-    checkLabeled('Assemble', Xl, yl, k);
+    checkFitInputs('Assemble', Xl, yl, Xu, k);
     if (Xu.cols !== Xl.cols) {
       throw new Error(`Assemble.fit: Xu has ${Xu.cols} features; expected ${Xl.cols} like Xl.`);
     }

@@ -17,7 +17,7 @@
  * const p = await m.predictProba(Xtest); // n × 3
  */
 import type { Matrix } from '../../types.ts';
-import { NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, interval, validateParams, type ConstraintTable } from '../params.ts';
 import { predictBoosterProba, trainBooster, type BoosterModel, type BoostParams } from './gbdtBooster.ts';
 
@@ -64,21 +64,7 @@ export const GBDT_CONSTRAINTS: ConstraintTable = {
 
 /** Input checks shared by the XGBoost-based estimators (sklearn-style messages). */
 export function checkLabeled(estimator: string, X: Matrix, y: Int32Array, k: number, weights?: Float64Array | null): void {
-  if (!Number.isInteger(k) || k < 2) {
-    throw new Error(`${estimator}.fit: k must be an integer ≥ 2 (number of model outputs). Got ${k} instead.`);
-  }
-  if (X.data.length !== X.rows * X.cols) {
-    throw new Error(`${estimator}.fit: X.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`);
-  }
-  if (y.length !== X.rows) {
-    throw new Error(`${estimator}.fit: y has ${y.length} labels; expected one per labeled row (${X.rows}).`);
-  }
-  if (X.rows < 1) throw new Error(`${estimator}.fit: needs at least 1 labeled row. Got 0 instead.`);
-  for (let i = 0; i < y.length; i++) {
-    if (!(y[i] >= 0 && y[i] < k)) {
-      throw new Error(`${estimator}.fit: labels must be in 0..${k - 1}. Got ${y[i]} at row ${i} instead.`);
-    }
-  }
+  checkFitInputs(estimator, X, y, null, k);
   if (weights) {
     if (weights.length !== X.rows) {
       throw new Error(`${estimator}.fit: weights has ${weights.length} values; expected one per row (${X.rows}).`);

@@ -16,6 +16,7 @@ import {
   type Estimator,
   type FitContext,
   type FitInfo,
+  checkFitInputs,
 } from '../estimator.ts';
 import { yieldToEventLoop } from '../yieldToEventLoop.ts';
 import { ParamError, integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
@@ -126,7 +127,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
   async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
     if (this.fitting) throw new Error(`${this.name}: fit is already running on this instance.`);
     validateParams(this.name, this.constraints, this.params as unknown as Record<string, unknown>);
-    checkInputs(this.name, Xl, yl, Xu, k);
+    checkFitInputs(this.name, Xl, yl, Xu, k);
     this.fitting = true;
     try {
       this.releaseFitted();
@@ -408,19 +409,4 @@ function normaliseRowsT(F: tf.Tensor2D): tf.Tensor2D {
   });
 }
 
-function checkInputs(name: string, Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number): void {
-  if (!Number.isInteger(k) || k < 1) throw new ParamError(`${name}.fit: k must be an integer ≥ 1. Got ${k} instead.`);
-  if (Xl.rows < 1) throw new ParamError(`${name}.fit: needs at least one labeled row. Got 0 instead.`);
-  if (Xu.cols !== Xl.cols) {
-    throw new ParamError(`${name}.fit: Xu has ${Xu.cols} features, but Xl has ${Xl.cols}.`);
-  }
-  if (yl.length !== Xl.rows) {
-    throw new ParamError(`${name}.fit: yl has ${yl.length} labels, but Xl has ${Xl.rows} rows.`);
-  }
-  for (let i = 0; i < yl.length; i++) {
-    if (!(yl[i] >= 0 && yl[i] < k)) {
-      throw new ParamError(`${name}.fit: labels must be in 0..${k - 1}. Got ${yl[i]} at row ${i} instead.`);
-    }
-  }
-}
 

@@ -24,7 +24,7 @@
  */
 import { logDensity, singularGaussian, type SingularGaussian } from '../../linalg/singularGaussian.ts';
 import type { Matrix } from '../../types.ts';
-import { NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
 import { yieldToEventLoop } from '../yieldToEventLoop.ts';
 
@@ -72,7 +72,7 @@ export class SSGMM implements Estimator {
 
   async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
     validateParams('SSGMM', SSGMM_CONSTRAINTS, { ...this.params });
-    checkInputs(Xl, yl, Xu, k);
+    checkFitInputs('SSGMM', Xl, yl, Xu, k);
     const { tol, maxIter, ssgmmSupport } = this.params;
     const quirks = ctx.quirks ?? 'rsb';
     const checkSupport = ssgmmSupport === 'zero';
@@ -259,17 +259,4 @@ function mStep(
   return comps;
 }
 
-function checkInputs(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number): void {
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`SSGMM.fit: k must be a positive integer; got ${k}.`);
-  if (Xl.rows < 1) throw new RangeError('SSGMM.fit: Xl must have at least one labeled row; got 0.');
-  if (yl.length !== Xl.rows) {
-    throw new RangeError(`SSGMM.fit: yl has ${yl.length} labels but Xl has ${Xl.rows} rows.`);
-  }
-  if (Xu.rows > 0 && Xu.cols !== Xl.cols) {
-    throw new RangeError(`SSGMM.fit: Xu has ${Xu.cols} features but Xl has ${Xl.cols}.`);
-  }
-  for (let i = 0; i < yl.length; i++) {
-    if (!(yl[i] >= 0 && yl[i] < k)) throw new RangeError(`SSGMM.fit: labels must be in 0..${k - 1}; got ${yl[i]} at row ${i}.`);
-  }
-}
 

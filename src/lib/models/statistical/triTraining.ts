@@ -22,9 +22,9 @@
  * const p = await m.predictProba(Xtest); // n × 3
  */
 import type { Matrix } from '../../types.ts';
-import { argmaxRows, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { argmaxRows, checkFitInputs, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, validateParams, type ConstraintTable } from '../params.ts';
-import { checkLabeled, checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
+import { checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
 
 export interface TriTrainingParams {
   /** Safety cap on passes (the rule terminates by itself: each e′ strictly decreases). Default 1000. */
@@ -110,7 +110,7 @@ export class TriTraining implements Estimator {
   async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
     validateParams('TriTraining', TRI_TRAINING_CONSTRAINTS, { maxIter: this.params.maxIter });
     validateParams('TriTraining.base', GBDT_CONSTRAINTS, this.params.base);
-    checkLabeled('TriTraining', Xl, yl, k);
+    checkFitInputs('TriTraining', Xl, yl, Xu, k);
     if (Xu.cols !== Xl.cols) {
       throw new Error(`TriTraining.fit: Xu has ${Xu.cols} features; expected ${Xl.cols} like Xl.`);
     }

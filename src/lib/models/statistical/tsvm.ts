@@ -25,7 +25,7 @@
  * const p = await m.predictProba(Xtest); // n × 3, argmax = predicted class
  */
 import type { Matrix } from '../../types.ts';
-import { NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
 import { RbfKernel, scaleGamma } from './svm/kernel.ts';
 import { fitBinarySvc, svcDecision, type BinarySvcModel } from './svm/svc.ts';
@@ -106,7 +106,7 @@ export class TSVM implements Estimator {
 
   async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
     validateParams('TSVM', TSVM_CONSTRAINTS, { ...this.params });
-    checkInputs(Xl, yl, Xu, k);
+    checkFitInputs('TSVM', Xl, yl, Xu, k);
     if (this.busy) throw new Error('TSVM.fit: a fit is already running on this instance.');
     this.busy = true;
     try {
@@ -334,14 +334,5 @@ export class TSVM implements Estimator {
   }
 }
 
-function checkInputs(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number): void {
-  if (!Number.isInteger(k) || k < 2) throw new RangeError(`TSVM.fit: k must be an integer ≥ 2; got ${k}.`);
-  if (Xl.rows < 1) throw new RangeError('TSVM.fit: Xl must have at least one labeled row; got 0.');
-  if (yl.length !== Xl.rows) throw new RangeError(`TSVM.fit: yl has ${yl.length} labels but Xl has ${Xl.rows} rows.`);
-  if (Xu.rows > 0 && Xu.cols !== Xl.cols) throw new RangeError(`TSVM.fit: Xu has ${Xu.cols} features but Xl has ${Xl.cols}.`);
-  for (let i = 0; i < yl.length; i++) {
-    if (!(yl[i] >= 0 && yl[i] < k)) throw new RangeError(`TSVM.fit: labels must be in 0..${k - 1}; got ${yl[i]} at row ${i}.`);
-  }
-}
 
 
