@@ -61,7 +61,8 @@ export interface CustomSelection {
 export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] }): RunPlanSpec {
   const order = <T>(xs: readonly T[], canon: readonly T[]) => canon.filter((x) => xs.includes(x));
   return rsbPlan('custom', {
-    datasets: order(sel.datasets, ['iris', 'wine', 'letter', 'covertype']),
+    // Built-in datasets in canonical order, then the user's own (user:<slug>) by id.
+    datasets: [...order(sel.datasets, ['iris', 'wine', 'letter', 'covertype']), ...sel.datasets.filter((d) => d.startsWith('user:')).sort()],
     settings: order(sel.settings, SETTINGS),
     labels: [...new Set(sel.labels)].sort((a, b) => a - b),
     algorithms: order(sel.algorithms, STATISTICAL_ALGORITHMS),
