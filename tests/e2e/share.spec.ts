@@ -92,6 +92,7 @@ test('export JSON and CSV, re-import the JSON', async ({ page }) => {
   const pngPath = tmp('charts.png');
   await png.saveAs(pngPath);
   expect([...readFileSync(pngPath).subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  writeFileSync('test-results/screenshots/share-chart-export.png', readFileSync(pngPath));
 
   await page.goto('/#/');
   await page.goto('/#/results');
@@ -177,4 +178,22 @@ test('compare: two runs give a diff table; a run under other quirks is refused',
   await expect(page.getByTestId('compare-refused')).toContainText('Run C used protocol mode "rsb" with quirks "fixed"');
   await expect(table).toBeVisible();
   await shot(page, 'compare');
+});
+
+test('the view travels with the link: the metric form and the same numbers in that form', async ({ page, browser }) => {
+  await page.goto('/#/results');
+  await importFile(page, FIXTURE);
+  await page.getByText('Code (original tables)').click();
+  await expect(page).toHaveURL(/form=code/);
+  await expect(page.getByTestId('metrics-table')).toHaveAttribute('data-form', 'code');
+  const numbers = await shownNumbers(page);
+  await page.getByTestId('share-button').click();
+  const input = page.getByTestId('permalink-input');
+  await expect(input).toHaveValue(/&form=code&r=1\./);
+  const fresh = await browser.newContext();
+  const other = await fresh.newPage();
+  await other.goto(await input.inputValue());
+  await expect(other.getByTestId('metrics-table')).toHaveAttribute('data-form', 'code');
+  expect(await shownNumbers(other)).toBe(numbers);
+  await fresh.close();
 });

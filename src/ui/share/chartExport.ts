@@ -33,8 +33,9 @@ export function chartsToSvg(charts: SVGSVGElement[], background: string): { text
   const cellW = Math.max(...sizes.map((s) => s.w));
   const cellH = Math.max(...sizes.map((s) => s.h));
   const rows = Math.ceil(charts.length / cols);
-  const width = cellW * cols;
-  const height = cellH * rows;
+  const pad = 16; // a margin around and between panels
+  const width = cellW * cols + pad * (cols + 1);
+  const height = cellH * rows + pad * (rows + 1);
   const sheet = document.createElementNS(SVG_NS, 'svg');
   sheet.setAttribute('xmlns', SVG_NS);
   sheet.setAttribute('width', String(width));
@@ -48,8 +49,8 @@ export function chartsToSvg(charts: SVGSVGElement[], background: string): { text
   charts.forEach((svg, i) => {
     const clone = svg.cloneNode(true) as SVGSVGElement;
     inlineStyles(svg, clone);
-    clone.setAttribute('x', String((i % cols) * cellW));
-    clone.setAttribute('y', String(Math.floor(i / cols) * cellH));
+    clone.setAttribute('x', String(pad + (i % cols) * (cellW + pad)));
+    clone.setAttribute('y', String(pad + Math.floor(i / cols) * (cellH + pad)));
     clone.setAttribute('width', String(sizes[i].w));
     clone.setAttribute('height', String(sizes[i].h));
     sheet.append(clone);
