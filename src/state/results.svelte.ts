@@ -5,6 +5,7 @@
  * errors are kept as plain text for the page, never HTML.
  */
 import { decodeRunLink, LinkError } from '../lib/share/permalink.ts';
+import { sortCellsByPlan } from '../lib/share/planOrder.ts';
 import { importRunFile, ImportError } from '../lib/share/runFile.ts';
 import { RunStore, toRunRecord, type StoredRun } from '../lib/suite/runStore.ts';
 import { parseRun, SchemaError, type RunRecord } from '../lib/suite/schema.ts';
@@ -78,7 +79,7 @@ export class ResultsState {
     const store = await this.#openStore();
     const run = await store.getRun(id);
     if (!run) throw new Error(`No run with id "${id.slice(0, 80)}" in this browser's history (it may have been deleted).`);
-    return parseRun(toRunRecord(run, await store.cells(id)));
+    return sortCellsByPlan(parseRun(toRunRecord(run, await store.cells(id))));
   }
 
   async openHistory(id: string): Promise<void> {
