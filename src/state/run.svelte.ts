@@ -14,8 +14,18 @@ import { defaultWorkerCount, type ProgressSnapshot } from '../lib/suite/schedule
 import type { CellResult, RunEnv } from '../lib/suite/schema.ts';
 import { backend } from './backend.svelte.ts';
 
-/** ≤ 4 UI updates per second, however fast cells finish. */
+/** ≤ 4 progress updates per second, however fast cells finish. */
 const FLUSH_MS = 250;
+/**
+ * New records reach the charts at most twice a second: each release recomputes every curve and
+ * redraws the panels it touched, so fewer, larger releases keep main-thread tasks short.
+ */
+const RESULTS_MS = 500;
+/** Between two slices of records (a panel's first draw each): about one frame. */
+const SLICE_MS = 16;
+
+/** The RAC panel a record belongs to (dataset × setting × labels). */
+const panelOf = (c: CellResult) => `${c.dataset.id}|${c.setting}|${c.labels}`;
 export const MAX_WORKERS = 8;
 
 export type RunPhase = 'idle' | 'starting' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'paused' | 'error';
@@ -69,6 +79,10 @@ export class RunState {
   #store: Promise<RunStore> | null = null;
   #pool: BenchPool | null = null;
   #pendingResults: CellResult[] = [];
+  /** Panels that already have records in `results` (their first, costly draw is done). */
+  #shownPanels = new Set<string>();
+  #lastRelease = -Infinity;
+  #sliceTimer: ReturnType<typeof setTimeout> | null = null;
   #pendingViews = new Map<number, WorkerView>();
   #views: WorkerView[] = [];
   #timer: ReturnType<typeof setInterval> | null = null;
@@ -123,7 +137,9 @@ export class RunState {
       // Set in the same tick as the run, so the count shown never starts below what is saved.
       this.#reset(run, cells.length);
       this.resumable = this.resumable.filter((r) => r.run.id !== id);
-      this.results = cells.flatMap((c) => (c.result ? [c.result] : []));
+      // Through the slicer: a resumed run may hold every panel at once.
+      this.#pendingResults = cells.flatMap((c) => (c.result ? [c.result] : []));
+      this.#releaseResults(true);
       await store.setStatus(id, 'running');
       await this.#execute({ ...run, status: 'running' });
     } catch (e) {
@@ -154,6 +170,10 @@ export class RunState {
     this.workerViews = [];
     this.wallSeconds = null;
     this.#pendingResults = [];
+    this.#shownPanels.clear();
+    this.#lastRelease = -Infinity;
+    if (this.#sliceTimer) clearTimeout(this.#sliceTimer);
+    this.#sliceTimer = null;
     this.#pendingViews.clear();
     this.#views = [];
   }
@@ -185,17 +205,50 @@ export class RunState {
     } finally {
       if (this.#timer) clearInterval(this.#timer);
       this.#timer = null;
-      this.#flush();
+      this.#flush(true);
       this.#pool = null;
     }
   }
 
-  /** Moves what the pool reported since the last flush into the reactive fields. */
-  #flush(): void {
-    if (this.#pendingResults.length) {
-      this.results = this.results.concat(this.#pendingResults);
-      this.#pendingResults = [];
+  /** Resolves once every record reported so far is in `results` (slices included). */
+  async settled(): Promise<void> {
+    while (this.#pendingResults.length) await new Promise((r) => setTimeout(r, SLICE_MS));
+  }
+
+  /**
+   * Moves pending records into `results`. Records of panels already drawn go at once; of the
+   * panels not drawn yet only one goes per slice, the next one a frame later, so a burst of new
+   * panels (a resume, a fast run) is drawn across frames instead of in one long task.
+   */
+  #releaseResults(force = false): void {
+    if (this.#pendingResults.length === 0 || this.#sliceTimer) return;
+    const now = performance.now();
+    if (!force && now - this.#lastRelease < RESULTS_MS) return;
+    const take: CellResult[] = [];
+    const keep: CellResult[] = [];
+    let fresh: string | null = null;
+    for (const c of this.#pendingResults) {
+      const k = panelOf(c);
+      if (this.#shownPanels.has(k) || fresh === null || fresh === k) {
+        if (!this.#shownPanels.has(k)) fresh = k;
+        take.push(c);
+      } else keep.push(c);
     }
+    if (fresh !== null) this.#shownPanels.add(fresh);
+    this.#pendingResults = keep;
+    this.results = this.results.concat(take);
+    this.#lastRelease = now;
+    if (keep.length) {
+      this.#sliceTimer = setTimeout(() => {
+        this.#sliceTimer = null;
+        this.#releaseResults(true);
+      }, SLICE_MS);
+    }
+  }
+
+  /** Moves what the pool reported since the last flush into the reactive fields. */
+  #flush(final = false): void {
+    this.#releaseResults(final);
     if (this.#pendingViews.size) {
       for (const [i, v] of this.#pendingViews) this.#views[i] = v;
       this.#pendingViews.clear();
@@ -223,6 +276,7 @@ export class RunState {
         this.selection = sel;
         if (workers) this.workers = workers;
         await this.start();
+        await this.settled();
         return { phase: this.phase, error: this.error, wallSeconds: this.wallSeconds, workers: this.workers, results: $state.snapshot(this.results) };
       },
     };

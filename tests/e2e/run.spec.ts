@@ -60,6 +60,9 @@ test('classroom preset runs end to end from the Start button and fills the resul
   const inPage = Number(await page.getByTestId('run-wall').getAttribute('data-seconds'));
   console.log(`classroom preset: ${CLASSROOM_CELLS} cells, wall ${(wallMs / 1000).toFixed(1)} s (in-page ${inPage.toFixed(1)} s)`);
 
+  // The live charts are the default view; the plain per-t table is one click away.
+  await expect(page.getByTestId('results-view')).toBeVisible();
+  await page.getByTestId('run-show-table').click();
   const table = page.getByTestId('results-table');
   await expect(table).toHaveAttribute('data-rows', String(CLASSROOM_CURVES));
   await expect(table).toHaveAttribute('data-cells', String(CLASSROOM_CELLS));
@@ -117,6 +120,7 @@ test('a reload mid-run offers Resume; the resumed run completes with every key o
   expect(stored.status).toBe('done');
   expect(stored.keys.length).toBe(CLASSROOM_CELLS);
   expect(new Set(stored.keys).size).toBe(CLASSROOM_CELLS);
+  await page.getByTestId('run-show-table').click();
   await expect(page.getByTestId('results-table')).toHaveAttribute('data-cells', String(CLASSROOM_CELLS));
   await expect(page.getByTestId('run-resume')).toHaveCount(0);
 });
