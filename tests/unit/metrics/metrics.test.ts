@@ -71,7 +71,7 @@ describe('§8.3 worked examples', () => {
 // Full-precision goldens from mpmath (make_goldens.py): quadrature of the interpolated curve,
 // so they check the closed-form segment formulas independently.
 describe('mpmath goldens (full precision)', () => {
-  const curves = goldens.curves as Record<
+  const curves = goldens.curves as unknown as Record<
     string,
     {
       a: number[];
