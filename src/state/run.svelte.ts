@@ -50,6 +50,46 @@ function browserEnv(workers: number): RunEnv {
   };
 }
 
+/** A run left running or paused; `elsewhere` while another tab holds its lock (executes it now). */
+export interface ResumableEntry extends ResumableRun {
+  elsewhere: boolean;
+}
+
+/** The Web Lock a tab holds while it executes a run; released when the run stops or the tab closes. */
+export const runLockName = (id: string) => `rac-run-${id}`;
+
+function webLocks(): LockManager | null {
+  return typeof navigator !== 'undefined' && navigator.locks ? navigator.locks : null;
+}
+
+/**
+ * Takes the run's lock if no other tab holds it: resolves with its release function, or null when
+ * another tab has it. Without the Web Locks API every run counts as free (one tab, as before).
+ */
+function tryLockRun(id: string): Promise<(() => void) | null> {
+  const locks = webLocks();
+  if (!locks) return Promise.resolve(() => {});
+  return new Promise((resolve, reject) => {
+    locks.request(runLockName(id), { ifAvailable: true }, (lock) => {
+      if (!lock) {
+        resolve(null);
+        return undefined;
+      }
+      return new Promise<void>((release) => resolve(release));
+    }).catch(reject);
+  });
+}
+
+/** Names of the run locks held now, by any tab of this origin. */
+async function heldRunLocks(): Promise<Set<string>> {
+  const locks = webLocks();
+  if (!locks) return new Set();
+  const { held = [] } = await locks.query();
+  return new Set(held.flatMap((l) => (l.name ? [l.name] : [])));
+}
+
+export const ELSEWHERE_TEXT = 'This run is running in another tab.';
+
 export class RunState {
   preset = $state<PresetId>('classroom');
   selection = $state<CustomSelection>(selectionOf(classroomPlan()));
@@ -62,7 +102,7 @@ export class RunState {
   workerViews = $state.raw<WorkerView[]>([]);
   /** Records of the shown run (stored cells that have one), replaced whole at each flush. */
   results = $state.raw<CellResult[]>([]);
-  resumable = $state.raw<ResumableRun[]>([]);
+  resumable = $state.raw<ResumableEntry[]>([]);
   error = $state<string | null>(null);
   /** Workers replaced after a crash or a lost GPU device, in this session of the shown run. */
   restarts = $state(0);
@@ -86,6 +126,10 @@ export class RunState {
   #pendingViews = new Map<number, WorkerView>();
   #views: WorkerView[] = [];
   #timer: ReturnType<typeof setInterval> | null = null;
+  /** Releases this tab's lock on the run it executes. */
+  #unlock: (() => void) | null = null;
+  /** Runs held by another tab whose release this tab waits for (to offer Resume then). */
+  #watching = new Set<string>();
 
   #openStore(): Promise<RunStore> {
     this.#store ??= RunStore.open();
@@ -103,11 +147,39 @@ export class RunState {
     try {
       const store = await this.#openStore();
       const list = await store.resumable();
+      const held = await heldRunLocks();
       // The run this tab is executing is not "left behind".
-      this.resumable = list.filter((r) => !(this.busy && r.run.id === this.run?.id));
+      this.resumable = list
+        .filter((r) => !(this.busy && r.run.id === this.run?.id))
+        .map((r) => ({ ...r, elsewhere: held.has(runLockName(r.run.id)) }));
+      for (const r of this.resumable) if (r.elsewhere) this.#watch(r.run.id);
     } catch (e) {
       this.error = `Could not read saved runs: ${errText(e)}`;
     }
+  }
+
+  /** When the tab running `id` stops or closes, its lock is free: list the runs again. */
+  #watch(id: string): void {
+    const locks = webLocks();
+    if (!locks || this.#watching.has(id)) return;
+    this.#watching.add(id);
+    // Waits in the lock's queue; granted (and let go at once) when the other tab releases it.
+    void locks.request(runLockName(id), async () => {}).catch(() => {}).then(() => {
+      this.#watching.delete(id);
+      void this.refreshResumable();
+    });
+  }
+
+  async #lock(id: string): Promise<boolean> {
+    const unlock = await tryLockRun(id);
+    if (!unlock) return false;
+    this.#unlock = unlock;
+    return true;
+  }
+
+  #releaseLock(): void {
+    this.#unlock?.();
+    this.#unlock = null;
   }
 
   async start(): Promise<void> {
@@ -119,6 +191,8 @@ export class RunState {
     };
     this.#reset(run);
     try {
+      // A fresh id: always free. Taken before the run is stored, so no other tab ever sees it unlocked.
+      if (!(await this.#lock(run.id))) throw new Error(ELSEWHERE_TEXT);
       const store = await this.#openStore();
       await store.putRun(run);
       await this.#execute(run);
@@ -129,6 +203,11 @@ export class RunState {
 
   async resume(id: string): Promise<void> {
     if (this.busy) return;
+    if (!(await this.#lock(id))) {
+      this.error = ELSEWHERE_TEXT;
+      await this.refreshResumable();
+      return;
+    }
     try {
       const store = await this.#openStore();
       const run = await store.getRun(id);
@@ -148,6 +227,10 @@ export class RunState {
   }
 
   async discard(id: string): Promise<void> {
+    if ((await heldRunLocks()).has(runLockName(id)) && this.run?.id !== id) {
+      this.error = ELSEWHERE_TEXT;
+      return;
+    }
     const store = await this.#openStore();
     await store.deleteRun(id);
     this.resumable = this.resumable.filter((r) => r.run.id !== id);
@@ -207,6 +290,7 @@ export class RunState {
       this.#timer = null;
       this.#flush(true);
       this.#pool = null;
+      this.#releaseLock();
     }
   }
 
@@ -260,6 +344,7 @@ export class RunState {
   }
 
   #fail(e: unknown): void {
+    this.#releaseLock();
     this.phase = 'error';
     this.error = errText(e);
   }

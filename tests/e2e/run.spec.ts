@@ -85,6 +85,12 @@ test('classroom preset runs end to end from the Start button and fills the resul
   expect(stored.keys.length).toBe(CLASSROOM_CELLS);
   expect(new Set(stored.keys).size).toBe(CLASSROOM_CELLS);
   expect(stored.statuses.filter((s) => s !== 'ok')).toEqual([]);
+
+  // The finished run opens in the Results page by its id (from this browser's history).
+  const open = page.getByTestId('run-open-results');
+  await expect(open).toHaveAttribute('href', `#/results?v=1&run=${encodeURIComponent(stored.runId)}`);
+  await open.click();
+  await expect(page.getByTestId('results-shown')).toHaveAttribute('data-run-id', stored.runId);
   expect(errors).toEqual([]);
 });
 
@@ -178,4 +184,47 @@ test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run c
   expect(new Set(stored.keys).size).toBe(108);
   // Cells before the loss ran on WebGPU, the rest on the fallback.
   expect(stored.backends.sort()).toEqual(['wasm', 'webgpu']);
+});
+
+test('two tabs: a run executed by one tab is not offered for Resume in the other until that tab closes', async ({ context }) => {
+  const a = await context.newPage();
+  await a.goto('/#/run');
+  await a.getByTestId('run-preset').selectOption('custom');
+  const box = (group: string, value: string) => a.getByTestId('run-custom').locator(`[data-group="${group}"] input[value="${value}"]`);
+  // iris + wine, every setting, labels 5, lp, seeds 0–2: 108 cells, on one worker (slow enough to close mid-run).
+  await box('labels', '10').uncheck();
+  for (const alg of ['xgb', 'ls', 'ssgmm']) await box('algorithms', alg).uncheck();
+  await expect(a.getByTestId('run-plan-size')).toContainText('108 cells, 108 fits');
+  await a.getByTestId('run-workers').fill('1');
+  await a.getByTestId('run-start').click();
+  await expect.poll(async () => (await progress(a)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(3);
+
+  // Tab B sees the run, but tab A holds its Web Lock: no Resume, no Discard.
+  const b = await context.newPage();
+  await b.goto('/#/run');
+  const row = b.getByTestId('run-resumable-row');
+  await expect(row).toHaveCount(1);
+  await expect(row).toHaveAttribute('data-elsewhere', 'true');
+  await expect(row.getByTestId('run-elsewhere')).toHaveText('running in another tab');
+  await expect(b.getByTestId('run-resume')).toHaveCount(0);
+  await expect(b.getByTestId('run-discard')).toHaveCount(0);
+  expect((await progress(a)).done).toBeLessThan(108);
+
+  // Closing tab A releases the lock: B offers Resume at once, with the cells A saved.
+  await a.close();
+  await expect(row).toHaveAttribute('data-elsewhere', 'false');
+  await expect(b.getByTestId('run-resume')).toHaveCount(1);
+  const saved = (await storedCells(b)).keys.length;
+  expect(saved).toBeGreaterThanOrEqual(3);
+  expect(saved).toBeLessThan(108);
+  await expect(row).toHaveAttribute('data-done', String(saved));
+  await expect(row).toContainText(`${saved} / 108 cells saved`);
+
+  await b.getByTestId('run-resume').click();
+  await expect(b.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 150_000 });
+  expect(await progress(b)).toEqual({ done: 108, total: 108, failed: 0 });
+  const stored = await storedCells(b);
+  expect(stored.status).toBe('done');
+  expect(new Set(stored.keys).size).toBe(108);
+  expect(stored.keys.length).toBe(108);
 });
