@@ -17,11 +17,11 @@ import { backend } from './backend.svelte.ts';
 /** ≤ 4 progress updates per second, however fast cells finish. */
 const FLUSH_MS = 250;
 /**
- * New records reach the charts at most twice a second: each release recomputes every curve and
- * redraws the panels it touched, so fewer, larger releases keep main-thread tasks short.
+ * New records reach the charts at most once a second: each release recomputes every curve (over
+ * all records) and redraws the panels it touched, so fewer releases mean less main-thread work.
  */
-const RESULTS_MS = 500;
-/** Between two slices of records (a panel's first draw each): about one frame. */
+const RESULTS_MS = 1000;
+/** Between two slices of records (one panel each): about one frame. */
 const SLICE_MS = 16;
 
 /** The RAC panel a record belongs to (dataset × setting × labels). */
@@ -119,8 +119,6 @@ export class RunState {
   #store: Promise<RunStore> | null = null;
   #pool: BenchPool | null = null;
   #pendingResults: CellResult[] = [];
-  /** Panels that already have records in `results` (their first, costly draw is done). */
-  #shownPanels = new Set<string>();
   #lastRelease = -Infinity;
   #sliceTimer: ReturnType<typeof setTimeout> | null = null;
   #pendingViews = new Map<number, WorkerView>();
@@ -253,7 +251,6 @@ export class RunState {
     this.workerViews = [];
     this.wallSeconds = null;
     this.#pendingResults = [];
-    this.#shownPanels.clear();
     this.#lastRelease = -Infinity;
     if (this.#sliceTimer) clearTimeout(this.#sliceTimer);
     this.#sliceTimer = null;
@@ -300,25 +297,18 @@ export class RunState {
   }
 
   /**
-   * Moves pending records into `results`. Records of panels already drawn go at once; of the
-   * panels not drawn yet only one goes per slice, the next one a frame later, so a burst of new
-   * panels (a resume, a fast run) is drawn across frames instead of in one long task.
+   * Moves pending records into `results`, one panel per slice and the next panel a frame later:
+   * each slice redraws one RAC panel (the first draw of a panel is the costly one), so a burst
+   * that touches many panels (a resume, a fast run) is drawn across frames, not in one long task.
    */
   #releaseResults(force = false): void {
     if (this.#pendingResults.length === 0 || this.#sliceTimer) return;
     const now = performance.now();
     if (!force && now - this.#lastRelease < RESULTS_MS) return;
+    const panel = panelOf(this.#pendingResults[0]);
     const take: CellResult[] = [];
     const keep: CellResult[] = [];
-    let fresh: string | null = null;
-    for (const c of this.#pendingResults) {
-      const k = panelOf(c);
-      if (this.#shownPanels.has(k) || fresh === null || fresh === k) {
-        if (!this.#shownPanels.has(k)) fresh = k;
-        take.push(c);
-      } else keep.push(c);
-    }
-    if (fresh !== null) this.#shownPanels.add(fresh);
+    for (const c of this.#pendingResults) (panelOf(c) === panel ? take : keep).push(c);
     this.#pendingResults = keep;
     this.results = this.results.concat(take);
     this.#lastRelease = now;
