@@ -11,3 +11,14 @@ export function required(values: Record<string, unknown>, name: string): string 
   if (typeof v !== 'string' || v === '') throw new CliError(`Missing --${name}.`);
   return v;
 }
+
+/** The plan selector flags that `split` and `run` share (same grammar as the URL and presets). */
+export const SELECTOR_OPTIONS = {
+  dataset: { type: 'string' },
+  setting: { type: 'string', default: 'all' },
+  labels: { type: 'string', default: '5,10' },
+  seeds: { type: 'string' },
+  t: { type: 'string', default: 'all' },
+  protocol: { type: 'string', default: 'rsb' },
+  'data-dir': { type: 'string' },
+} as const;

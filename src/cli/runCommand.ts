@@ -9,7 +9,7 @@ import type { CellResult, RunRecord } from '../lib/suite/schema.ts';
 import { parseRun } from '../lib/suite/schema.ts';
 import { parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
 import type { Dataset } from '../lib/types.ts';
-import { CliError, required } from './args.ts';
+import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
 import { loadDatasetNode } from './nodeData.ts';
 import { parseProtocol } from './splitCommand.ts';
 import { initNodeBackend, TFJS_VERSION } from './tfNode.ts';
@@ -28,16 +28,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      dataset: { type: 'string' },
-      setting: { type: 'string', default: 'all' },
-      labels: { type: 'string', default: '5,10' },
+      ...SELECTOR_OPTIONS,
       algorithms: { type: 'string', default: 'statistical' },
-      seeds: { type: 'string' },
-      t: { type: 'string', default: 'all' },
-      protocol: { type: 'string', default: 'rsb' },
       out: { type: 'string' },
       shard: { type: 'string' },
-      'data-dir': { type: 'string' },
       backend: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
     },

@@ -3,7 +3,7 @@ import { makeSplit } from '../lib/protocol/index.ts';
 import { DATASET_IDS } from '../lib/data/registry.ts';
 import { parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
 import { T_GRID, type ProtocolMode } from '../lib/types.ts';
-import { CliError, required } from './args.ts';
+import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
 import { loadDatasetNode } from './nodeData.ts';
 
 export function parseProtocol(text: string | undefined): ProtocolMode {
@@ -17,15 +17,7 @@ export function parseProtocol(text: string | undefined): ProtocolMode {
 export async function splitCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: {
-      dataset: { type: 'string' },
-      setting: { type: 'string', default: 'all' },
-      labels: { type: 'string', default: '5,10' },
-      seeds: { type: 'string' },
-      t: { type: 'string', default: 'all' },
-      protocol: { type: 'string', default: 'rsb' },
-      'data-dir': { type: 'string' },
-    },
+    options: SELECTOR_OPTIONS,
   });
   const mode = parseProtocol(values.protocol);
   const datasets = parseNames('dataset', required(values, 'dataset'), DATASET_IDS);

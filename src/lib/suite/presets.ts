@@ -5,7 +5,7 @@
  *   tabular-statistical  the full `rsb` statistical grid of the paper (PROTOCOL.md §9).
  *   custom               whatever the planner selects.
  */
-import { SETTINGS, type Setting } from '../types.ts';
+import { SETTINGS } from '../types.ts';
 import { defaultPlanOptions, expandPlan, fitCells, type RunPlanSpec } from './plan.ts';
 
 export const PRESET_IDS = ['classroom', 'tabular-statistical', 'custom'] as const;
@@ -48,14 +48,7 @@ export function tabularStatisticalPlan(): RunPlanSpec {
 }
 
 /** The planner's checkboxes. Empty lists are allowed here and rejected by `validatePlan`. */
-export interface CustomSelection {
-  datasets: string[];
-  settings: Setting[];
-  labels: number[];
-  algorithms: string[];
-  seeds: number[];
-  tIndices: number[];
-}
+export type CustomSelection = Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>;
 
 /** A custom plan; the lists are put in canonical order so equal selections give equal plans. */
 export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] }): RunPlanSpec {
