@@ -103,10 +103,24 @@ interface Group {
  * Curves of a set of cell results, in order of first appearance. Each curve carries its stats
  * and, once complete, both metric forms (baselines flattened per PROTOCOL.md §8.2).
  */
+/**
+ * The curve a cell belongs to, as text. Cached per cell: canonical() of the protocol is the
+ * costly part of grouping, and a record is never edited once made (results are append-only).
+ */
+const curveKeys = new WeakMap<CellResult, string>();
+function curveKeyOf(c: CellResult): string {
+  let key = curveKeys.get(c);
+  if (key === undefined) {
+    key = canonical([c.dataset.id, c.setting, c.labels, c.algorithm.name, c.dataset.sha256, protocolOf(c)]);
+    curveKeys.set(c, key);
+  }
+  return key;
+}
+
 export function panelCurves(cells: readonly CellResult[], { isBaseline, pt }: PanelCurvesOptions): CurveRecord[] {
   const groups = new Map<string, Group>();
   for (const c of cells) {
-    const key = canonical([c.dataset.id, c.setting, c.labels, c.algorithm.name, c.dataset.sha256, protocolOf(c)]);
+    const key = curveKeyOf(c);
     let g = groups.get(key);
     if (!g) {
       g = { first: c, acc: T_GRID.map(() => []), seen: new Set(), seeds: new Set(), nNotOk: 0, nDuplicates: 0 };
@@ -175,4 +189,85 @@ export function groupPanels(curves: readonly CurveRecord[]): Panel[] {
     p.curves.push(c);
   }
   return [...panels.values()];
+}
+
+export interface CurvesAndPanels {
+  /** As panelCurves(cells). */
+  curves: CurveRecord[];
+  /** As groupPanels(curves). */
+  panels: Panel[];
+}
+
+interface PanelEntry {
+  cells: CellResult[];
+  /** Index (among all cells) of each curve's first cell, in order of first appearance. */
+  firstIndex: Map<string, number>;
+  /** null while new cells wait to be scored. */
+  panel: Panel | null;
+}
+
+const panelKeyOf = (c: CellResult) => JSON.stringify([c.dataset.id, c.setting, c.labels]);
+
+/**
+ * panelCurves + groupPanels for a list of cells that only grows (live results): each update
+ * scores only the panels that got new cells, and returns the very same Panel (and curve)
+ * objects for the others, so a chart can skip them by identity. A list that is not an
+ * extension of the previous one is scored from scratch. Results equal the full computation.
+ */
+export class IncrementalCurves {
+  readonly options: Readonly<PanelCurvesOptions>;
+  #seen: CellResult[] = [];
+  #entries = new Map<string, PanelEntry>();
+  #result: CurvesAndPanels = { curves: [], panels: [] };
+
+  constructor(options: PanelCurvesOptions) {
+    this.options = { ...options };
+  }
+
+  update(cells: readonly CellResult[]): CurvesAndPanels {
+    if (!this.#extendsSeen(cells)) {
+      this.#seen = [];
+      this.#entries.clear();
+      this.#result = { curves: [], panels: [] };
+    }
+    if (cells.length === this.#seen.length) return this.#result;
+    for (let i = this.#seen.length; i < cells.length; i++) {
+      const c = cells[i];
+      this.#seen.push(c);
+      const pk = panelKeyOf(c);
+      let e = this.#entries.get(pk);
+      if (!e) {
+        e = { cells: [], firstIndex: new Map(), panel: null };
+        this.#entries.set(pk, e);
+      }
+      e.cells.push(c);
+      e.panel = null;
+      const ck = curveKeyOf(c);
+      if (!e.firstIndex.has(ck)) e.firstIndex.set(ck, i);
+    }
+    const panels: Panel[] = [];
+    const ordered: { at: number; curve: CurveRecord }[] = [];
+    for (const e of this.#entries.values()) {
+      if (!e.panel) {
+        const curves = panelCurves(e.cells, this.options);
+        const c0 = e.cells[0];
+        e.panel = { dataset: c0.dataset.id, setting: c0.setting, labels: c0.labels, curves };
+      }
+      panels.push(e.panel);
+      // panelCurves orders a panel's curves by first appearance, as firstIndex does.
+      const at = [...e.firstIndex.values()];
+      e.panel.curves.forEach((curve, j) => ordered.push({ at: at[j], curve }));
+    }
+    ordered.sort((a, b) => a.at - b.at);
+    this.#result = { curves: ordered.map((o) => o.curve), panels };
+    return this.#result;
+  }
+
+  /** Whether cells starts with every cell seen so far (pointer checks only). */
+  #extendsSeen(cells: readonly CellResult[]): boolean {
+    const seen = this.#seen;
+    if (cells.length < seen.length) return false;
+    for (let i = 0; i < seen.length; i++) if (cells[i] !== seen[i]) return false;
+    return true;
+  }
 }

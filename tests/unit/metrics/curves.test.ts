@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { curveStats, groupPanels, panelCurves } from '../../../src/lib/suite/curves.ts';
+import { curveStats, groupPanels, IncrementalCurves, panelCurves, type Panel } from '../../../src/lib/suite/curves.ts';
 import type { CellResult } from '../../../src/lib/suite/schema.ts';
 import { T_GRID } from '../../../src/lib/types.ts';
 import { validCell } from '../schema/fixtures.ts';
@@ -137,5 +138,61 @@ describe('panelCurves', () => {
     const b = panelCurves([...cells].reverse(), { isBaseline })[0];
     expect(b.metrics).toEqual(a.metrics);
     expect(b.std).toEqual(a.std);
+  });
+});
+
+describe('IncrementalCurves', () => {
+  const fixture = (JSON.parse(readFileSync('tests/fixtures/runs/classroom.json', 'utf8')) as { cells: CellResult[] }).cells;
+  // Streaming order: cells finish interleaved across panels (by seed, then t), not panel by panel.
+  const streamed = [...fixture].sort((a, b) => a.seed - b.seed || a.t_index - b.t_index);
+  // Late arrivals that must not pool with the rest: another protocol (a new curve inside an old
+  // panel, first seen late) and a repeated cell (a duplicate).
+  const late = { ...streamed[3], protocol: { ...streamed[3].protocol, quirks: 'fixed' as const } };
+  const cells = [...streamed.slice(0, 500), late, { ...streamed[10] }, ...streamed.slice(500)];
+  const panelKey = (p: Panel) => `${p.dataset}|${p.setting}|${p.labels}`;
+
+  it('equals panelCurves + groupPanels after every append, and keeps untouched panels identical', () => {
+    expect(fixture).toHaveLength(864);
+    const inc = new IncrementalCurves({ isBaseline });
+    let prev = new Map<string, Panel>();
+    let checked = 0;
+    for (let end = 0, step = 1; end < cells.length; step = (step * 3) % 97 + 1) {
+      const prefix = cells.slice(0, Math.min(cells.length, end + step));
+      const added = new Set(prefix.slice(end).map((c) => `${c.dataset.id}|${c.setting}|${c.labels}`));
+      end = prefix.length;
+      const { curves, panels } = inc.update(prefix);
+      const full = panelCurves(prefix, { isBaseline });
+      expect(curves).toEqual(full);
+      expect(panels).toEqual(groupPanels(full));
+      for (const p of panels) {
+        const before = prev.get(panelKey(p));
+        if (before && !added.has(panelKey(p))) expect(p).toBe(before);
+        if (before && added.has(panelKey(p))) expect(p).not.toBe(before);
+      }
+      prev = new Map(panels.map((p) => [panelKey(p), p]));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(15);
+    const { curves, panels } = inc.update(cells);
+    expect(panels).toHaveLength(12);
+    expect(curves).toHaveLength(12 * 4 + 1); // the late protocol is a curve of its own
+    expect(curves.find((c) => c.protocol.quirks === 'fixed')?.nSeeds).toEqual([1, 0, 0, 0, 0, 0]);
+    expect(curves.reduce((s, c) => s + c.nDuplicates, 0)).toBe(1);
+    // Nothing new: the very same result.
+    expect(inc.update([...cells]).panels).toBe(panels);
+  });
+
+  it('starts over when the list is not an extension of the last one, and honours P_T', () => {
+    const pt = { kind: 'beta', alpha: 2, beta: 5 } as const;
+    const inc = new IncrementalCurves({ isBaseline, pt });
+    inc.update(cells.slice(0, 300));
+    const other = cells.slice(200, 700);
+    expect(inc.update(other).curves).toEqual(panelCurves(other, { isBaseline, pt }));
+    const all = inc.update(cells).curves;
+    expect(all).toEqual(panelCurves(cells, { isBaseline, pt }));
+    const uniform = panelCurves(cells, { isBaseline });
+    // The beta P_T changes EA (the integral form) of a complete non-flat curve.
+    const i = all.findIndex((c) => c.metrics && !c.baseline);
+    expect(all[i].metrics!.integral.ea).not.toBeCloseTo(uniform[i].metrics!.integral.ea, 6);
   });
 });
