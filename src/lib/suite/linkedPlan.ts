@@ -1,0 +1,42 @@
+/**
+ * A plan that arrives in a link ("Re-run this plan"): which preset or custom selection the
+ * planner should show, and what the browser runner cannot honour (it runs `rsb` plans).
+ */
+import type { RunPlanSpec } from './plan.ts';
+import { defaultPlanOptions } from './plan.ts';
+import { presetPlan, PRESET_IDS, type CustomSelection, type PresetId } from './presets.ts';
+
+export interface LinkedPlanChoice {
+  preset: PresetId;
+  selection: CustomSelection;
+  /** Plain sentences about parts of the linked plan the runner does not take over. */
+  notices: string[];
+}
+
+const sameList = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
+  const selection: CustomSelection = {
+    datasets: [...plan.datasets], settings: [...plan.settings], labels: [...plan.labels],
+    algorithms: [...plan.algorithms], seeds: [...plan.seeds], tIndices: [...plan.tIndices],
+  };
+  let preset: PresetId = 'custom';
+  if ((PRESET_IDS as readonly string[]).includes(plan.preset) && plan.preset !== 'custom') {
+    const p = presetPlan(plan.preset as PresetId);
+    const keys = ['datasets', 'settings', 'labels', 'algorithms', 'seeds', 'tIndices'] as const;
+    // A link that names only the preset (no lists) means that preset as it stands.
+    const named = keys.every((k) => plan[k].length === 0);
+    if (named || keys.every((k) => sameList(p[k], plan[k]))) {
+      preset = plan.preset as PresetId;
+      Object.assign(selection, Object.fromEntries(keys.map((k) => [k, [...p[k]]])));
+    }
+  }
+  const notices: string[] = [];
+  if (plan.mode !== 'rsb' || plan.quirks !== 'rsb') {
+    notices.push(`The link's plan uses protocol mode "${plan.mode}" with quirks "${plan.quirks}"; the browser runner runs the default "rsb" protocol (use the CLI with --protocol ${plan.mode} for the other).`);
+  }
+  const defaults = defaultPlanOptions('rsb');
+  const changed = (Object.keys(defaults) as (keyof typeof defaults)[]).filter((k) => plan.options[k] !== defaults[k]);
+  if (changed.length) notices.push(`Protocol options ${changed.join(', ')} differ from the defaults; the runner uses the defaults.`);
+  return { preset, selection, notices };
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { planChoiceFromLink } from '../../../src/lib/suite/linkedPlan.ts';
+import { classroomPlan, customPlan } from '../../../src/lib/suite/presets.ts';
+
+describe('a plan from a link', () => {
+  it('recognises an unchanged preset', () => {
+    const c = planChoiceFromLink(classroomPlan());
+    expect(c.preset).toBe('classroom');
+    expect(c.notices).toEqual([]);
+  });
+  it('takes a link that names only a preset as that preset', () => {
+    const empty = { ...classroomPlan(), datasets: [], settings: [], labels: [], algorithms: [], seeds: [], tIndices: [] };
+    const c = planChoiceFromLink(empty);
+    expect(c.preset).toBe('classroom');
+    expect(c.selection.datasets).toEqual(classroomPlan().datasets);
+  });
+  it('turns an edited preset into a custom selection with the same lists', () => {
+    const plan = { ...classroomPlan(), seeds: [0] };
+    const c = planChoiceFromLink(plan);
+    expect(c.preset).toBe('custom');
+    expect(customPlan(c.selection).seeds).toEqual([0]);
+    expect(customPlan(c.selection).datasets).toEqual(plan.datasets);
+  });
+  it('says what the browser runner will not take over', () => {
+    const plan = { ...classroomPlan(), mode: 'readme' as const, quirks: 'fixed' as const, options: { ...classroomPlan().options, scaler: 'labeled' as const } };
+    const c = planChoiceFromLink(plan);
+    expect(c.notices[0]).toMatch(/mode "readme"/);
+    expect(c.notices[1]).toMatch(/scaler differ/);
+  });
+});
