@@ -17,8 +17,8 @@ import { backend } from './backend.svelte.ts';
 /** ≤ 4 progress updates per second, however fast cells finish. */
 const FLUSH_MS = 250;
 /**
- * New records reach the charts at most once a second: each release recomputes every curve (over
- * all records) and redraws the panels it touched, so fewer releases mean less main-thread work.
+ * New records reach the charts at most once a second: each release rescores and redraws the
+ * panels it touched (ResultsView scores incrementally), so fewer releases mean less main-thread work.
  */
 const RESULTS_MS = 1000;
 /** Between two slices of records (one panel each): about one frame. */
