@@ -352,6 +352,8 @@ export class RunState {
         if (workers) this.workers = workers;
         await this.start();
         await this.settled();
+        // Marks the end of streaming for the bench: what follows (copying every record out) is the hook's own cost.
+        performance.mark('rac-run-settled');
         return { phase: this.phase, error: this.error, wallSeconds: this.wallSeconds, workers: this.workers, results: $state.snapshot(this.results) };
       },
     };
