@@ -97,6 +97,9 @@ async function benchBrowser(algorithms = ALGORITHMS, workersOpt = opt.workers) {
       runtime: ua, workers: out.workers, wallMs, inPageWallMs: out.wallSeconds * 1000, perAlgorithm: summarise(out.results), cells: out.results.length,
       longTasksOver50ms: lt.tasks.length, longestTaskMs: Math.max(0, ...lt.tasks.map((t) => t.duration)),
       streamingLongTasks: streaming.length, streamingLongestMs: Math.max(0, ...streaming.map((t) => t.duration)),
+      // Where each long task fell, in ms from the first saved cell (negative: before it).
+      longTaskTimeline: { runEndMs: lt.runEnd === null || lt.firstProgress === null ? null : lt.runEnd - lt.firstProgress,
+        tasks: lt.tasks.map((t) => ({ atMs: Math.round(t.start - (lt.firstProgress ?? 0)), ms: Math.round(t.duration) })) },
     };
   } finally {
     await browser.close();

@@ -6,6 +6,7 @@
 import { BenchPool, type WorkerView } from '../../workers/pool.ts';
 import { isBaselineAlgorithm } from '../lib/models/registry.ts';
 import type { RunPlanSpec } from '../lib/suite/plan.ts';
+import type { ProtocolMode } from '../lib/types.ts';
 import {
   classroomPlan, customPlan, planSize, presetPlan, selectionOf, validatePlan, type CustomSelection, type PresetId,
 } from '../lib/suite/presets.ts';
@@ -111,7 +112,9 @@ export class RunState {
   /** Seconds from Start (or Resume) to the last cell, for the finished run. */
   wallSeconds = $state<number | null>(null);
 
-  readonly plan: RunPlanSpec = $derived(this.preset === 'custom' ? customPlan(this.selection) : presetPlan(this.preset));
+  /** Protocol mode of a custom plan (presets are `rsb`, the paper's code path). */
+  mode = $state<ProtocolMode>('rsb');
+  readonly plan: RunPlanSpec = $derived(this.preset === 'custom' ? customPlan(this.selection, this.mode) : presetPlan(this.preset));
   readonly size = $derived(planSize(this.plan, isBaselineAlgorithm));
   readonly problems = $derived(validatePlan(this.plan));
   readonly busy = $derived(this.phase === 'starting' || this.phase === 'running' || this.phase === 'cancelling');
@@ -354,6 +357,7 @@ export class RunState {
         await this.settled();
         // Marks the end of streaming for the bench: what follows (copying every record out) is the hook's own cost.
         performance.mark('rac-run-settled');
+        await new Promise((r) => setTimeout(r, 50)); // the copy below is a task of its own, outside the window
         return { phase: this.phase, error: this.error, wallSeconds: this.wallSeconds, workers: this.workers, results: $state.snapshot(this.results) };
       },
     };

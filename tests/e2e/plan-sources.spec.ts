@@ -55,7 +55,8 @@ test('a "Re-run this plan" link fills the planner and says what the browser runn
   expect(await checked('algorithms')).toEqual(['lp', 'ls']);
   expect(await checked('seeds')).toEqual(['0', '1']);
   expect(await checked('t')).toEqual(['0', '5']);
-  await expect(page.getByTestId('run-linked-notice').first()).toContainText('mode "readme"');
+  await expect(page.getByTestId('run-mode')).toHaveValue('readme');
+  await expect(page.getByTestId('run-linked-notice')).toHaveCount(0);
 
   await page.goto('/#/about'); // a fresh Run page, as after "Re-run this plan" on Results
   await page.goto('/#/run?v=1&preset=classroom');

@@ -1,13 +1,16 @@
 /**
  * A plan that arrives in a link ("Re-run this plan"): which preset or custom selection the
- * planner should show, and what the browser runner cannot honour (it runs `rsb` plans).
+ * planner should show, and what the browser runner cannot honour (a mode's own quirks and
+ * default options; presets are `rsb`).
  */
 import type { RunPlanSpec } from './plan.ts';
+import type { ProtocolMode } from '../types.ts';
 import { defaultPlanOptions } from './plan.ts';
 import { presetPlan, PRESET_IDS, type CustomSelection, type PresetId } from './presets.ts';
 
 export interface LinkedPlanChoice {
   preset: PresetId;
+  mode: ProtocolMode;
   selection: CustomSelection;
   /** Plain sentences about parts of the linked plan the runner does not take over. */
   notices: string[];
@@ -32,11 +35,14 @@ export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
     }
   }
   const notices: string[] = [];
-  if (plan.mode !== 'rsb' || plan.quirks !== 'rsb') {
-    notices.push(`The link's plan uses protocol mode "${plan.mode}" with quirks "${plan.quirks}"; the browser runner runs the default "rsb" protocol (use the CLI with --protocol ${plan.mode} for the other).`);
+  // Presets are rsb plans; a custom plan keeps its mode, with that mode's quirks and options.
+  const mode: ProtocolMode = preset === 'custom' ? plan.mode : 'rsb';
+  const quirks = mode === 'rsb' ? 'rsb' : 'fixed';
+  if (plan.mode !== mode || plan.quirks !== quirks) {
+    notices.push(`The link's plan uses protocol mode "${plan.mode}" with quirks "${plan.quirks}"; the runner uses mode "${mode}" with quirks "${quirks}" (the CLI takes --protocol ${plan.mode}).`);
   }
-  const defaults = defaultPlanOptions('rsb');
+  const defaults = defaultPlanOptions(mode);
   const changed = (Object.keys(defaults) as (keyof typeof defaults)[]).filter((k) => plan.options[k] !== defaults[k]);
   if (changed.length) notices.push(`Protocol options ${changed.join(', ')} differ from the defaults; the runner uses the defaults.`);
-  return { preset, selection, notices };
+  return { preset, mode, selection, notices };
 }

@@ -5,7 +5,7 @@
  *   tabular-statistical  the full `rsb` statistical grid of the paper (PROTOCOL.md §9).
  *   custom               whatever the planner selects.
  */
-import { SETTINGS } from '../types.ts';
+import { SETTINGS, type ProtocolMode } from '../types.ts';
 import { defaultPlanOptions, expandPlan, fitCells, type RunPlanSpec } from './plan.ts';
 
 export const PRESET_IDS = ['classroom', 'tabular-statistical', 'custom'] as const;
@@ -22,7 +22,12 @@ export const CLASSROOM_ALGORITHMS = ['xgb', 'lp', 'ls', 'ssgmm'];
 export const STATISTICAL_ALGORITHMS = ['xgb', 'ssgmm', 'tsvm', 'lp', 'ls', 'tritraining', 'assemble'];
 
 function rsbPlan(preset: string, parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>): RunPlanSpec {
-  return { preset, ...parts, mode: 'rsb', quirks: 'rsb', options: defaultPlanOptions('rsb') };
+  return modePlan(preset, parts, 'rsb');
+}
+
+/** A plan under a protocol mode with that mode's defaults: quirks `rsb` / `fixed`, its options (PROTOCOL.md §2). */
+function modePlan(preset: string, parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>, mode: ProtocolMode): RunPlanSpec {
+  return { preset, ...parts, mode, quirks: mode === 'rsb' ? 'rsb' : 'fixed', options: defaultPlanOptions(mode) };
 }
 
 export function classroomPlan(): RunPlanSpec {
@@ -51,9 +56,9 @@ export function tabularStatisticalPlan(): RunPlanSpec {
 export type CustomSelection = Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>;
 
 /** A custom plan; the lists are put in canonical order so equal selections give equal plans. */
-export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] }): RunPlanSpec {
+export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] }, mode: ProtocolMode = 'rsb'): RunPlanSpec {
   const order = <T>(xs: readonly T[], canon: readonly T[]) => canon.filter((x) => xs.includes(x));
-  return rsbPlan('custom', {
+  return modePlan('custom', {
     // Built-in datasets in canonical order, then the user's own (user:<slug>) by id.
     datasets: [...order(sel.datasets, ['iris', 'wine', 'letter', 'covertype']), ...sel.datasets.filter((d) => d.startsWith('user:')).sort()],
     settings: order(sel.settings, SETTINGS),
@@ -61,7 +66,7 @@ export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?:
     algorithms: order(sel.algorithms, STATISTICAL_ALGORITHMS),
     seeds: [...new Set(sel.seeds)].sort((a, b) => a - b),
     tIndices: [...new Set(sel.tIndices ?? ALL_T)].sort((a, b) => a - b),
-  });
+  }, mode);
 }
 
 export function presetPlan(id: PresetId, custom?: CustomSelection): RunPlanSpec {

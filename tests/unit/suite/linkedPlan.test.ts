@@ -21,10 +21,17 @@ describe('a plan from a link', () => {
     expect(customPlan(c.selection).seeds).toEqual([0]);
     expect(customPlan(c.selection).datasets).toEqual(plan.datasets);
   });
-  it('says what the browser runner will not take over', () => {
-    const plan = { ...classroomPlan(), mode: 'readme' as const, quirks: 'fixed' as const, options: { ...classroomPlan().options, scaler: 'labeled' as const } };
+  it('keeps the protocol mode of a custom plan', () => {
+    const plan = customPlan({ ...classroomPlan(), seeds: [0, 1, 2] }, 'readme');
     const c = planChoiceFromLink(plan);
-    expect(c.notices[0]).toMatch(/mode "readme"/);
-    expect(c.notices[1]).toMatch(/scaler differ/);
+    expect(c.mode).toBe('readme');
+    expect(c.notices).toEqual([]);
+    expect(customPlan(c.selection, c.mode)).toEqual(plan);
+  });
+  it('says what the browser runner will not take over', () => {
+    const plan = { ...classroomPlan(), seeds: [0], quirks: 'fixed' as const, options: { ...classroomPlan().options, t0Stream: 'shared' as const } };
+    const c = planChoiceFromLink(plan);
+    expect(c.notices[0]).toMatch(/quirks "fixed".*the runner uses mode "rsb" with quirks "rsb"/);
+    expect(c.notices[1]).toMatch(/t0Stream differ/);
   });
 });
