@@ -4,10 +4,9 @@
  * a corrupt entry is dropped (so the caller re-fetches it). Integer datasets are stored as
  * float32 (half the size; exact for integers up to 2^24) and read back as exact float64.
  */
-import type { IDBPDatabase } from 'idb';
 import type { Dataset } from '../types.ts';
 import { canonicalSha256 } from './canonical.ts';
-import { openRacDb, STORE } from './db.ts';
+import { RacDbClient, STORE } from './db.ts';
 import { DatasetError, formatBytes } from './errors.ts';
 import { DATASETS, isBuiltinDatasetId } from './registry.ts';
 
@@ -88,32 +87,18 @@ function isQuotaError(e: unknown): boolean {
   return name === 'QuotaExceededError' || (e as { code?: number } | null)?.code === 22;
 }
 
-export class DatasetCache {
-  readonly #dbName: string | undefined;
+export class DatasetCache extends RacDbClient {
   readonly #onCorrupt?: (e: DatasetError) => void;
-  readonly #estimate?: () => Promise<{ usage?: number; quota?: number }>;
-  #db: Promise<IDBPDatabase> | null = null;
 
   constructor(opts: DatasetCacheOptions = {}) {
-    this.#dbName = opts.dbName;
+    super(opts);
     this.#onCorrupt = opts.onCorrupt;
-    const storage = (globalThis as { navigator?: Navigator }).navigator?.storage as StorageManager | undefined;
-    this.#estimate = opts.estimate ?? (typeof storage?.estimate === 'function' ? () => storage.estimate() : undefined);
   }
 
-  #open(): Promise<IDBPDatabase> {
-    this.#db ??= openRacDb(this.#dbName);
-    return this.#db;
-  }
-
-  async close(): Promise<void> {
-    if (this.#db) (await this.#db).close();
-    this.#db = null;
-  }
 
   /** The cached dataset, verified; null when absent or corrupt (a corrupt entry is deleted). */
   async get(id: string, onCorrupt?: (e: DatasetError) => void): Promise<(Dataset & { meta: DatasetMeta }) | null> {
-    const db = await this.#open();
+    const db = await this.open();
     const rec = (await db.get(STORE.datasets, id)) as DatasetRecord | undefined;
     if (!rec) return null;
     const problem = await this.#check(rec);
@@ -165,7 +150,7 @@ export class DatasetCache {
       xType, X, y, featureNames: ds.featureNames.slice(), classNames: ds.classNames.slice(),
       checksum: checksum32x2([X, y]),
     };
-    const db = await this.#open();
+    const db = await this.open();
     try {
       const tx = db.transaction([STORE.datasets, STORE.datasetMeta], 'readwrite');
       await Promise.all([tx.objectStore(STORE.datasets).put(rec), tx.objectStore(STORE.datasetMeta).put(this.#meta(rec)), tx.done]);
@@ -173,7 +158,7 @@ export class DatasetCache {
       if (!isQuotaError(e)) throw e;
       let free = '';
       try {
-        const est = await this.#estimate?.();
+        const est = await this.estimate?.();
         if (est?.quota !== undefined) free = ` About ${formatBytes(Math.max(0, est.quota - (est.usage ?? 0)))} is free for this site.`;
       } catch {
         // The estimate only improves the message.
@@ -188,12 +173,12 @@ export class DatasetCache {
   }
 
   async list(): Promise<DatasetMeta[]> {
-    const db = await this.#open();
+    const db = await this.open();
     return ((await db.getAll(STORE.datasetMeta)) as DatasetMeta[]).map((m) => this.#meta(m));
   }
 
   async delete(id: string): Promise<void> {
-    const db = await this.#open();
+    const db = await this.open();
     const tx = db.transaction([STORE.datasets, STORE.datasetMeta], 'readwrite');
     await Promise.all([tx.objectStore(STORE.datasets).delete(id), tx.objectStore(STORE.datasetMeta).delete(id), tx.done]);
   }

@@ -50,3 +50,29 @@ export function openRacDb(name: string = RAC_DB_NAME): Promise<IDBPDatabase> {
     },
   });
 }
+
+export type StorageEstimateFn = () => Promise<{ usage?: number; quota?: number }>;
+
+/** The shared part of every store over the RAC Bench database: one lazy connection, the quota probe. */
+export class RacDbClient {
+  readonly #dbName: string | undefined;
+  /** navigator.storage.estimate where the platform has it (for quota messages). */
+  protected readonly estimate?: StorageEstimateFn;
+  #db: Promise<IDBPDatabase> | null = null;
+
+  constructor(opts: { dbName?: string; estimate?: StorageEstimateFn } = {}) {
+    this.#dbName = opts.dbName;
+    const storage = (globalThis as { navigator?: Navigator }).navigator?.storage as StorageManager | undefined;
+    this.estimate = opts.estimate ?? (typeof storage?.estimate === 'function' ? () => storage.estimate() : undefined);
+  }
+
+  protected open(): Promise<IDBPDatabase> {
+    this.#db ??= openRacDb(this.#dbName);
+    return this.#db;
+  }
+
+  async close(): Promise<void> {
+    if (this.#db) (await this.#db).close();
+    this.#db = null;
+  }
+}

@@ -4,11 +4,10 @@
  * read always re-hashes in full (user files are at most 50 MB) and a damaged entry is dropped
  * with a message that says to import the file again.
  */
-import type { IDBPDatabase } from 'idb';
 import type { Dataset } from '../types.ts';
 import { checksum32x2, compactX } from './cache.ts';
 import { canonicalSha256 } from './canonical.ts';
-import { openRacDb, STORE } from './db.ts';
+import { RacDbClient, STORE } from './db.ts';
 import { DatasetError, formatBytes } from './errors.ts';
 
 export interface UserDatasetMeta {
@@ -55,26 +54,8 @@ function metaOf(r: UserDatasetMeta): UserDatasetMeta {
   return { id, name, sha256, N, d, k, labelColumn, classNames: classNames.slice(), classCounts: classCounts.slice(), labels, source, fileBytes, bytes, createdAt };
 }
 
-export class UserDatasetStore {
-  readonly #dbName: string | undefined;
-  readonly #estimate?: () => Promise<{ usage?: number; quota?: number }>;
-  #db: Promise<IDBPDatabase> | null = null;
+export class UserDatasetStore extends RacDbClient {
 
-  constructor(opts: { dbName?: string; estimate?: () => Promise<{ usage?: number; quota?: number }> } = {}) {
-    this.#dbName = opts.dbName;
-    const storage = (globalThis as { navigator?: Navigator }).navigator?.storage as StorageManager | undefined;
-    this.#estimate = opts.estimate ?? (typeof storage?.estimate === 'function' ? () => storage.estimate() : undefined);
-  }
-
-  #open(): Promise<IDBPDatabase> {
-    this.#db ??= openRacDb(this.#dbName);
-    return this.#db;
-  }
-
-  async close(): Promise<void> {
-    if (this.#db) (await this.#db).close();
-    this.#db = null;
-  }
 
   /** Stores (or replaces) a dataset; a full disk gives DatasetError 'quota' and changes nothing. */
   async put(ds: Dataset, meta: UserPutMeta): Promise<UserDatasetMeta> {
@@ -84,7 +65,7 @@ export class UserDatasetStore {
       ...meta, id: ds.id, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k, classNames: ds.classNames.slice(),
       bytes: X.byteLength + y.byteLength, xType, X, y, featureNames: ds.featureNames.slice(), checksum: checksum32x2([X, y]),
     };
-    const db = await this.#open();
+    const db = await this.open();
     try {
       const tx = db.transaction([STORE.userDatasets, STORE.userDatasetMeta], 'readwrite');
       await Promise.all([tx.objectStore(STORE.userDatasets).put(rec), tx.objectStore(STORE.userDatasetMeta).put(metaOf(rec)), tx.done]);
@@ -92,7 +73,7 @@ export class UserDatasetStore {
       if (!isQuotaError(e)) throw e;
       let free = '';
       try {
-        const est = await this.#estimate?.();
+        const est = await this.estimate?.();
         if (est?.quota !== undefined) free = ` About ${formatBytes(Math.max(0, est.quota - (est.usage ?? 0)))} is free for this site.`;
       } catch {
         // The estimate only improves the message.
@@ -119,7 +100,7 @@ export class UserDatasetStore {
 
   /** The stored dataset, verified; null when absent. A damaged entry is deleted and reported through onCorrupt. */
   async get(id: string, onCorrupt?: (e: DatasetError) => void): Promise<(Dataset & { meta: UserDatasetMeta }) | null> {
-    const db = await this.#open();
+    const db = await this.open();
     const rec = (await db.get(STORE.userDatasets, id)) as UserDatasetRecord | undefined;
     if (!rec) return null;
     const problem = await this.#check(rec);
@@ -137,12 +118,12 @@ export class UserDatasetStore {
   }
 
   async list(): Promise<UserDatasetMeta[]> {
-    const db = await this.#open();
+    const db = await this.open();
     return ((await db.getAll(STORE.userDatasetMeta)) as UserDatasetMeta[]).map(metaOf);
   }
 
   async delete(id: string): Promise<void> {
-    const db = await this.#open();
+    const db = await this.open();
     const tx = db.transaction([STORE.userDatasets, STORE.userDatasetMeta], 'readwrite');
     await Promise.all([tx.objectStore(STORE.userDatasets).delete(id), tx.objectStore(STORE.userDatasetMeta).delete(id), tx.done]);
   }

@@ -21,24 +21,8 @@ import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type Fi
 import { integerIn, interval, validateParams, type ConstraintTable } from '../params.ts';
 import { predictBoosterProba, trainBooster, type BoosterModel, type BoostParams } from './gbdtBooster.ts';
 
-export interface GBDTParams extends BoostParams {
-  /** Boosting rounds (xgboost `n_estimators`). Default 100. */
-  nEstimators: number;
-  /** Maximum tree depth (`max_depth`). Default 6. */
-  maxDepth: number;
-  /** Shrinkage η (`learning_rate`/`eta`), applied in float32. Default 0.3. */
-  learningRate: number;
-  /** L2 penalty λ on leaf weights (`reg_lambda`). Default 1. */
-  regLambda: number;
-  /** L1 penalty α on leaf weights (`reg_alpha`). Default 0. */
-  regAlpha: number;
-  /** Minimum loss change to keep a split (`gamma`/`min_split_loss`). Default 0. */
-  gamma: number;
-  /** Minimum hessian sum in each child (`min_child_weight`). Default 1. */
-  minChildWeight: number;
-  /** Initial prediction (`base_score`), in (0, 1). Default 0.5. */
-  baseScore: number;
-}
+/** Hyperparameters, xgboost's names in brackets (documented on BoostParams). */
+export type GBDTParams = BoostParams;
 
 export const GBDT_DEFAULTS: Readonly<GBDTParams> = Object.freeze({
   nEstimators: 100,

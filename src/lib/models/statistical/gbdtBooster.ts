@@ -16,14 +16,23 @@ const f32 = Math.fround;
 const FLT_MIN = 1.1754943508222875e-38;
 const EPS16 = Math.fround(1e-16);
 
+/** xgboost 1.7 defaults in brackets; GBDTClassifier's params are exactly these. */
 export interface BoostParams {
+  /** Boosting rounds (xgboost `n_estimators`). Default 100. */
   nEstimators: number;
+  /** Maximum tree depth (`max_depth`). Default 6. */
   maxDepth: number;
+  /** Shrinkage η (`learning_rate`/`eta`), applied in float32. Default 0.3. */
   learningRate: number;
+  /** L2 penalty λ on leaf weights (`reg_lambda`). Default 1. */
   regLambda: number;
+  /** L1 penalty α on leaf weights (`reg_alpha`). Default 0. */
   regAlpha: number;
+  /** Minimum loss change to keep a split (`gamma`/`min_split_loss`). Default 0. */
   gamma: number;
+  /** Minimum hessian sum in each child (`min_child_weight`). Default 1. */
   minChildWeight: number;
+  /** Initial prediction (`base_score`), in (0, 1). Default 0.5. */
   baseScore: number;
 }
 
