@@ -156,13 +156,7 @@ export class DatasetCache extends RacDbClient {
       await Promise.all([tx.objectStore(STORE.datasets).put(rec), tx.objectStore(STORE.datasetMeta).put(this.#meta(rec)), tx.done]);
     } catch (e) {
       if (!isQuotaError(e)) throw e;
-      let free = '';
-      try {
-        const est = await this.estimate?.();
-        if (est?.quota !== undefined) free = ` About ${formatBytes(Math.max(0, est.quota - (est.usage ?? 0)))} is free for this site.`;
-      } catch {
-        // The estimate only improves the message.
-      }
+      const free = await this.freeSpaceNote();
       throw new DatasetError({
         kind: 'quota', retryable: false, datasetId: ds.id, bytesNeeded: rec.bytes,
         message: `The browser has no room to cache dataset '${ds.id}' (${formatBytes(rec.bytes)} needed).${free} ` +

@@ -5,6 +5,7 @@
  * Existing users then upgrade step by step from their version, keeping their data.
  */
 import { openDB, type IDBPDatabase, type IDBPTransaction } from 'idb';
+import { formatBytes } from './errors.ts';
 
 export const RAC_DB_NAME = 'rac-bench';
 
@@ -74,5 +75,16 @@ export class RacDbClient {
   async close(): Promise<void> {
     if (this.#db) (await this.#db).close();
     this.#db = null;
+  }
+
+  /** " About N MB is free for this site." for a quota message, or '' where the platform cannot tell. */
+  protected async freeSpaceNote(): Promise<string> {
+    try {
+      const est = await this.estimate?.();
+      if (est?.quota !== undefined) return ` About ${formatBytes(Math.max(0, est.quota - (est.usage ?? 0)))} is free for this site.`;
+    } catch {
+      // The estimate only improves the message.
+    }
+    return '';
   }
 }
