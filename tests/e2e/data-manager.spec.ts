@@ -5,26 +5,12 @@
  * reading, a valid CSV is saved, listed and loads by id, hostile text stays text).
  */
 import { readFileSync } from 'node:fs';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { HEADERS, LETTER_PQ, LETTER_SHA, LETTER_URL, offline } from './offline.ts';
 
-const LETTER_URL = 'https://data.openml.org/datasets/0000/0006/dataset_6.pq';
-const LETTER_SHA = '56cd81c48b97e57b1ef8140b53839c2c78e7b3d7fbd197e03876c30a239307f8';
-const LETTER_PQ = readFileSync('tests/fixtures/data/letter.pq');
-const HEADERS = { 'access-control-allow-origin': '*', 'content-type': 'application/octet-stream' };
 const VALID_SHA = '6b9161b6559eeb5b18d3667ac850e1521f3e9b2e6a457082b682f5828463f4aa';
 const SHOTS = 'test-results/screenshots';
 const fixture = (name: string) => `tests/fixtures/csv/${name}`;
-
-async function offline(context: BrowserContext): Promise<string[]> {
-  const outside: string[] = [];
-  await context.route('**/*', (route) => {
-    const host = new URL(route.request().url()).hostname;
-    if (host === 'localhost' || host === '127.0.0.1') return route.continue();
-    outside.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
-  return outside;
-}
 
 async function openData(page: Page): Promise<void> {
   await page.goto('/#/data');

@@ -4,26 +4,11 @@
  * reload from IndexedDB, a cut-off download with Retry, a wrong-content body, and Delete.
  */
 import { readFileSync } from 'node:fs';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { HEADERS, LETTER_PQ, LETTER_SHA, LETTER_URL, offline } from './offline.ts';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 
-const LETTER_URL = 'https://data.openml.org/datasets/0000/0006/dataset_6.pq';
-const LETTER_SHA = '56cd81c48b97e57b1ef8140b53839c2c78e7b3d7fbd197e03876c30a239307f8';
 const IRIS_SHA = '9b79658cba271fcb89e5057cc9c419f9d5b396682cbba6476588f169beb63352';
-const LETTER_PQ = readFileSync('tests/fixtures/data/letter.pq');
-const HEADERS = { 'access-control-allow-origin': '*', 'content-type': 'application/octet-stream' };
-
-/** Every request that leaves localhost is aborted (and counted); routes added later take precedence. */
-async function offline(context: BrowserContext): Promise<string[]> {
-  const outside: string[] = [];
-  await context.route('**/*', (route) => {
-    const host = new URL(route.request().url()).hostname;
-    if (host === 'localhost' || host === '127.0.0.1') return route.continue();
-    outside.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
-  return outside;
-}
 
 /** letter.csv with one feature value changed, in OpenML's parquet layout: right shape, wrong content. */
 function wrongLetterParquet(): Buffer {
