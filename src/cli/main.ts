@@ -21,6 +21,8 @@ Commands:
       maskedColumns} with dataset row indices in canonical order.
   run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
       --out results.json [--protocol rsb|readme] [--shard i/n] [--data-dir DIR]
+  run --preset classroom|tabular-statistical|paper|custom [selector flags narrow it] --out FILE
+      (paper = tabular-statistical: the browser's preset, same plan and options)
       Run benchmark cells and write the result schema (rsb-run/1).
   merge FILE... --out FILE
       Join shard result files into one run.

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { DATASET_IDS } from '../lib/data/registry.ts';
 import { ALGORITHM_GROUPS, ALGORITHM_IDS, getAlgorithm, isBaselineAlgorithm } from '../lib/models/registry.ts';
 import { defaultPlanOptions, expandPlan, fitCells, shardCells, type RunPlanSpec } from '../lib/suite/plan.ts';
+import { presetPlan, resolvePresetId } from '../lib/suite/presets.ts';
 import { deriveBaselineCell, runCell } from '../lib/suite/runCell.ts';
 import type { CellResult, RunRecord } from '../lib/suite/schema.ts';
 import { parseRun } from '../lib/suite/schema.ts';
@@ -24,31 +25,72 @@ export function parseShard(text: string | undefined): [number, number] {
   return [i, n];
 }
 
+type RunFlags = Partial<Record<'dataset' | 'setting' | 'labels' | 'seeds' | 't' | 'protocol' | 'preset' | 'algorithms', string>>;
+
+/**
+ * The plan of `rac-bench run`: `--preset <id>` (classroom | tabular-statistical, alias paper | custom)
+ * gives that preset's plan and options exactly as the browser runs it, and each selector flag that is
+ * given replaces the preset's list; without a preset (or with `custom`) the flags make a custom plan.
+ */
+export function planFromFlags(values: RunFlags): RunPlanSpec {
+  const presetId = values.preset === undefined ? 'custom' : wrapPreset(values.preset);
+  if (presetId === 'custom') {
+    const mode = parseProtocol(values.protocol ?? 'rsb');
+    return {
+      preset: 'custom',
+      datasets: parseNames('dataset', required(values, 'dataset'), DATASET_IDS),
+      settings: parseSettings(values.setting ?? 'all'),
+      labels: parseLabels(values.labels ?? '5,10'),
+      algorithms: parseNames('algorithms', values.algorithms ?? 'statistical', ALGORITHM_IDS, ALGORITHM_GROUPS),
+      seeds: parseSeeds(values.seeds ?? (mode === 'rsb' ? '0-4' : '0-2')),
+      tIndices: parseTIndices(values.t ?? 'all'),
+      mode,
+      quirks: mode === 'rsb' ? 'rsb' : 'fixed',
+      options: defaultPlanOptions(mode),
+    };
+  }
+  const base = presetPlan(presetId);
+  if (values.protocol !== undefined && parseProtocol(values.protocol) !== base.mode) {
+    throw new CliError(`--preset ${values.preset} runs protocol "${base.mode}"; drop --protocol ${values.protocol} or use a custom plan (no --preset).`);
+  }
+  return {
+    ...base,
+    datasets: values.dataset !== undefined ? parseNames('dataset', values.dataset, DATASET_IDS) : base.datasets,
+    settings: values.setting !== undefined ? parseSettings(values.setting) : base.settings,
+    labels: values.labels !== undefined ? parseLabels(values.labels) : base.labels,
+    algorithms: values.algorithms !== undefined ? parseNames('algorithms', values.algorithms, ALGORITHM_IDS, ALGORITHM_GROUPS) : base.algorithms,
+    seeds: values.seeds !== undefined ? parseSeeds(values.seeds) : base.seeds,
+    tIndices: values.t !== undefined ? parseTIndices(values.t) : base.tIndices,
+  };
+}
+
+function wrapPreset(name: string) {
+  try {
+    return resolvePresetId(name);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       ...SELECTOR_OPTIONS,
-      algorithms: { type: 'string', default: 'statistical' },
+      // No defaults here: with --preset, a flag that is given narrows the preset's list.
+      setting: { type: 'string' },
+      labels: { type: 'string' },
+      t: { type: 'string' },
+      protocol: { type: 'string' },
+      preset: { type: 'string' },
+      algorithms: { type: 'string' },
       out: { type: 'string' },
       shard: { type: 'string' },
       backend: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
     },
   });
-  const mode = parseProtocol(values.protocol);
-  const plan: RunPlanSpec = {
-    preset: 'custom',
-    datasets: parseNames('dataset', required(values, 'dataset'), DATASET_IDS),
-    settings: parseSettings(values.setting!),
-    labels: parseLabels(values.labels!),
-    algorithms: parseNames('algorithms', values.algorithms!, ALGORITHM_IDS, ALGORITHM_GROUPS),
-    seeds: parseSeeds(values.seeds ?? (mode === 'rsb' ? '0-4' : '0-2')),
-    tIndices: parseTIndices(values.t!),
-    mode,
-    quirks: mode === 'rsb' ? 'rsb' : 'fixed',
-    options: defaultPlanOptions(mode),
-  };
+  const plan = planFromFlags(values);
   const out = required(values, 'out');
   const [shardIndex, shardCount] = parseShard(values.shard);
   if (values.backend !== 'wasm' && values.backend !== 'cpu') {

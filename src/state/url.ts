@@ -18,7 +18,7 @@
 import { parseBackendPref, type BackendPref } from '../lib/env/device.ts';
 import { EXPLAIN_KEYS, parseViewState, SORT_COLUMNS, type ExplainKey, type MetricForm, type ResultsViewState } from '../lib/charts/viewState.ts';
 import type { PT } from '../lib/metrics/index.ts';
-import type { PlanOptions, RunPlanSpec } from '../lib/suite/plan.ts';
+import { defaultPlanOptions, type PlanOptions, type RunPlanSpec } from '../lib/suite/plan.ts';
 import { formatIntegerList, parseLabels, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
 import { SETTINGS, T_GRID, type ProtocolMode, type Quirks, type Setting } from '../lib/types.ts';
 
@@ -47,7 +47,7 @@ export interface UrlFields {
   t0: PlanOptions['t0Stream'];
   /** 'default' = the mode's default (split for rsb, labeled for readme). */
   scaler: PlanOptions['scaler'] | 'default';
-  ssgmm: PlanOptions['ssgmmSupport'];
+  ssgmm: PlanOptions['ssgmmSupport'] | 'default';
   form: MetricForm;
   pt: PT;
   hide: string[];
@@ -141,7 +141,7 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
   take0: oneOf(['one-per-class', 'empty'] as const, 'one-per-class'),
   t0: oneOf(['per-class', 'shared'] as const, 'per-class'),
   scaler: oneOf(['default', 'split', 'labeled'] as const, 'default'),
-  ssgmm: oneOf(['zero', 'ignore'] as const, 'zero'),
+  ssgmm: oneOf(['default', 'zero', 'ignore'] as const, 'default'),
   form: { ...oneOf(['integral', 'code'] as const, 'integral'), pages: VIEW_PAGES },
   pt: { default: { kind: 'uniform' }, decode: decodePT, encode: encodePT, pages: VIEW_PAGES },
   hide: idList(VIEW_PAGES),
@@ -295,7 +295,7 @@ export function planToFields(plan: Omit<RunPlanSpec, 'preset'> & { preset: strin
   return {
     preset: plan.preset ?? '', ds: [...plan.datasets], set: [...plan.settings], labels: [...plan.labels], alg: [...plan.algorithms],
     seeds: [...plan.seeds], t: [...plan.tIndices], mode: plan.mode, quirks: plan.quirks,
-    take0: plan.options.takeZero, t0: plan.options.t0Stream, scaler: plan.options.scaler === modeScaler ? 'default' : plan.options.scaler, ssgmm: plan.options.ssgmmSupport,
+    take0: plan.options.takeZero, t0: plan.options.t0Stream, scaler: plan.options.scaler === modeScaler ? 'default' : plan.options.scaler, ssgmm: plan.options.ssgmmSupport === defaultPlanOptions(plan.mode).ssgmmSupport ? 'default' : plan.options.ssgmmSupport,
   };
 }
 
@@ -310,7 +310,8 @@ export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
     seeds: f.seeds ?? [], tIndices: f.t ?? [], mode: f.mode ?? 'rsb', quirks: f.quirks ?? 'rsb',
     options: {
       takeZero: f.take0 ?? 'one-per-class', t0Stream: f.t0 ?? 'per-class',
-      scaler: f.scaler && f.scaler !== 'default' ? f.scaler : f.mode === 'readme' ? 'labeled' : 'split', ssgmmSupport: f.ssgmm ?? 'zero',
+      scaler: f.scaler && f.scaler !== 'default' ? f.scaler : f.mode === 'readme' ? 'labeled' : 'split', ssgmmSupport: f.ssgmm && f.ssgmm !== 'default' ? f.ssgmm : defaultPlanOptions(f.mode ?? 'rsb').ssgmmSupport,
+      modelStreamOffset: defaultPlanOptions(f.mode ?? 'rsb').modelStreamOffset,
     },
   };
 }

@@ -1,12 +1,13 @@
 /**
  * Comparing runs: a diff table of the RAC metrics per panel × algorithm (each run's value and
  * Δ against the first run) and the curves of all runs for an overlay. Runs under a different
- * protocol mode or quirks than the first are refused, never pooled (PROTOCOL.md §2).
+ * protocol mode, quirks or protocol version than the first are refused, never pooled (PROTOCOL.md §2).
  */
 import { metricRows, METRIC_COLUMNS, type MetricColumn } from '../charts/metricsTable.ts';
 import type { MetricForm } from '../charts/viewState.ts';
 import type { PT } from '../metrics/index.ts';
 import { panelCurves, type CurveRecord } from '../suite/curves.ts';
+import { versionMismatch } from '../suite/protocolVersion.ts';
 import type { RunRecord } from '../suite/schema.ts';
 
 export interface CompareInput {
@@ -54,7 +55,11 @@ export function compareRuns(inputs: readonly CompareInput[], { form, pt, isBasel
         name: x.name,
         reason: `Run ${x.name} used protocol mode "${p.mode}" with quirks "${p.quirks}", but run ${inputs[0].name} used mode "${ref.mode}" with quirks "${ref.quirks}"; results under different protocols are not compared or pooled.`,
       });
-    } else included.push(x);
+    } else {
+      const mismatch = inputs[0] ? versionMismatch(inputs[0], x) : null;
+      if (mismatch) refused.push({ name: x.name, reason: mismatch });
+      else included.push(x);
+    }
   }
   const n = included.length;
   const rows = new Map<string, CompareRow>();

@@ -1,5 +1,6 @@
 /** Joining shards: same plan and protocol, disjoint cells (a duplicate must be identical). */
 import { cellKey } from './plan.ts';
+import { versionMismatch } from './protocolVersion.ts';
 import type { CellResult, RunRecord } from './schema.ts';
 
 function resultKey(c: CellResult): string {
@@ -20,6 +21,8 @@ export function mergeRuns(runs: readonly RunRecord[]): RunRecord {
     if (planSignature(run) !== sig) {
       throw new Error(`Run ${i + 1} uses a different protocol (mode, quirks or options); results that differ in these must not be pooled.`);
     }
+    const mismatch = versionMismatch({ name: '1', run: runs[0] }, { name: String(i + 1), run });
+    if (mismatch) throw new Error(mismatch);
     for (const c of run.cells) {
       const prev = hashes.get(c.dataset.id);
       if (prev && prev !== c.dataset.sha256) {

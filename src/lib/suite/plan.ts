@@ -11,6 +11,10 @@ export interface PlanOptions {
   t0Stream: 'per-class' | 'shared';
   scaler: 'split' | 'labeled';
   ssgmmSupport: 'zero' | 'ignore';
+  /** §3.5: the model stream starts where the original's did (`paper`) or at the seed (`none`, also when absent: 1.0.0). */
+  modelStreamOffset?: 'none' | 'paper';
+  /** §3.5: a per-dataset t0Stream over `t0Stream` (the `paper` preset: iris 'shared'). */
+  t0StreamByDataset?: Record<string, 'per-class' | 'shared'>;
 }
 
 export interface RunPlanSpec {
@@ -43,8 +47,15 @@ export function defaultPlanOptions(mode: ProtocolMode): PlanOptions {
     takeZero: 'one-per-class',
     t0Stream: 'per-class',
     scaler: mode === 'rsb' ? 'split' : 'labeled',
-    ssgmmSupport: 'zero',
+    // PROTOCOL.md 1.1.0 §7.1, §3.5: the published environment (scipy 1.5, numpy's global stream).
+    ssgmmSupport: mode === 'rsb' ? 'ignore' : 'zero',
+    modelStreamOffset: mode === 'rsb' ? 'paper' : 'none',
   };
+}
+
+/** The t0 stream of one dataset's cells (a per-dataset entry wins over the plan-wide value). */
+export function t0StreamFor(options: Pick<PlanOptions, 't0Stream' | 't0StreamByDataset'>, dataset: string): PlanOptions['t0Stream'] {
+  return options.t0StreamByDataset?.[dataset] ?? options.t0Stream;
 }
 
 export function cellKey(c: Pick<CellSpec, 'dataset' | 'setting' | 'labels' | 'algorithm' | 'tIndex' | 'seed'>): string {

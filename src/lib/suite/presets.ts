@@ -2,7 +2,9 @@
  * Run presets: plain, JSON-able RunPlanSpec objects (no hidden defaults elsewhere).
  *   classroom            iris + wine, every setting, labels 5 and 10, seeds 0–2, the fast algorithms;
  *                        small enough to finish in well under a minute in a browser tab.
- *   tabular-statistical  the full `rsb` statistical grid of the paper (PROTOCOL.md §9).
+ *   tabular-statistical  the full `rsb` statistical grid of the paper (PROTOCOL.md §9) with the paper's
+ *                        provenance options (§3.5: iris's t0 stream `shared`, the model-stream offsets);
+ *                        the CLI calls it `paper` too (`rac-bench run --preset paper`).
  *   custom               whatever the planner selects.
  */
 import { SETTINGS, type ProtocolMode } from '../types.ts';
@@ -10,6 +12,24 @@ import { defaultPlanOptions, expandPlan, fitCells, type RunPlanSpec } from './pl
 
 export const PRESET_IDS = ['classroom', 'tabular-statistical', 'custom'] as const;
 export type PresetId = (typeof PRESET_IDS)[number];
+
+/** Other names a preset answers to (the CLI's `--preset paper`). */
+export const PRESET_ALIASES: Readonly<Record<string, PresetId>> = Object.freeze({ paper: 'tabular-statistical' });
+
+/** A preset id or alias → the preset id; a clear message for anything else. */
+export function resolvePresetId(name: string): PresetId {
+  if ((PRESET_IDS as readonly string[]).includes(name)) return name as PresetId;
+  const alias = PRESET_ALIASES[name];
+  if (alias) return alias;
+  const known = [...PRESET_IDS, ...Object.keys(PRESET_ALIASES).map((a) => `${a} (= ${PRESET_ALIASES[a]})`)];
+  throw new Error(`Unknown preset "${name}". Known presets: ${known.join(', ')}.`);
+}
+
+/**
+ * The published grid's per-dataset t0 stream (PROTOCOL.md §3.5): iris's distribution · t = 0
+ * subsets came from one shared stream, every other dataset's from a fresh one per class.
+ */
+export const PAPER_T0_STREAMS: Readonly<Record<string, 'per-class' | 'shared'>> = Object.freeze({ iris: 'shared' });
 
 export const PRESET_TITLES: Record<PresetId, string> = {
   classroom: 'Classroom (iris + wine, fast algorithms, 3 seeds)',
@@ -41,8 +61,9 @@ export function classroomPlan(): RunPlanSpec {
   });
 }
 
+/** The paper's statistical grid with its provenance options (the same in the browser and the CLI). */
 export function tabularStatisticalPlan(): RunPlanSpec {
-  return rsbPlan('tabular-statistical', {
+  const plan = rsbPlan('tabular-statistical', {
     datasets: ['iris', 'wine', 'letter'],
     settings: [...SETTINGS],
     labels: [5, 10],
@@ -50,6 +71,7 @@ export function tabularStatisticalPlan(): RunPlanSpec {
     seeds: [0, 1, 2, 3, 4],
     tIndices: [...ALL_T],
   });
+  return { ...plan, options: { ...plan.options, modelStreamOffset: 'paper', t0StreamByDataset: { ...PAPER_T0_STREAMS } } };
 }
 
 /** The planner's checkboxes. Empty lists are allowed here and rejected by `validatePlan`. */

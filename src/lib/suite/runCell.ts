@@ -3,14 +3,15 @@
  * Pure apart from the injected clock; used by the browser workers and the CLI alike.
  */
 import { buildCellData, indicesSha256, makeSplit } from '../protocol/index.ts';
-import { MT19937 } from '../protocol/rng.ts';
+import { modelStream } from '../protocol/modelStream.ts';
 import { argmaxRows, type Estimator } from '../models/estimator.ts';
 import type { Dataset } from '../types.ts';
 import type { CellSpec, RunPlanSpec } from './plan.ts';
-import { tValue } from './plan.ts';
+import { t0StreamFor, tValue } from './plan.ts';
 import type { CellResult } from './schema.ts';
 
-export const PROTOCOL_VERSION = '1.0.0';
+/** 1.1.0: Tri-Training's learners and stream, SSGMM's rsb default, the model-stream offset (PROTOCOL.md). */
+export const PROTOCOL_VERSION = '1.1.0';
 export const PRNG_NAME = 'mt19937-numpy-legacy';
 
 export interface CellEnv {
@@ -37,10 +38,16 @@ export interface RunCellContext {
   onProgress?: (fraction: number, message?: string) => void;
 }
 
-/** The protocol options that shape splits and scaling (ssgmmSupport is a model option). */
-function splitOptions(plan: RunPlanSpec) {
-  const { takeZero, t0Stream, scaler } = plan.options;
-  return { takeZero, t0Stream, scaler };
+/** The protocol options that shape one dataset's splits and scaling (ssgmmSupport is a model option). */
+function splitOptions(plan: RunPlanSpec, dataset: string) {
+  const { takeZero, scaler } = plan.options;
+  return { takeZero, t0Stream: t0StreamFor(plan.options, dataset), scaler };
+}
+
+/** The options a cell ran under: the per-dataset t0 stream resolved (PROTOCOL.md §3.5). */
+function cellOptions(plan: RunPlanSpec, dataset: string) {
+  const { t0StreamByDataset: _perDataset, ...options } = plan.options;
+  return { ...options, t0Stream: t0StreamFor(plan.options, dataset) };
 }
 
 function perClass(y: Int32Array, k: number): number[] {
@@ -53,13 +60,13 @@ function datasetRecord(ds: Dataset, source: string) {
   return { id: ds.id, source, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k };
 }
 
-function protocolRecord(plan: RunPlanSpec) {
+function protocolRecord(plan: RunPlanSpec, dataset: string) {
   return {
     mode: plan.mode,
     version: PROTOCOL_VERSION,
     quirks: plan.quirks,
     preset: plan.preset,
-    options: { ...plan.options },
+    options: cellOptions(plan, dataset),
     overrides: {} as Record<string, unknown>,
   };
 }
@@ -75,7 +82,7 @@ export async function runCell(
   const t = tValue(cell.tIndex);
   const base = {
     schema: 'rsb-cell/1' as const,
-    protocol: protocolRecord(plan),
+    protocol: protocolRecord(plan, cell.dataset),
     dataset: datasetRecord(ds, datasetSource),
     setting: cell.setting,
     labels: cell.labels,
@@ -92,6 +99,7 @@ export async function runCell(
     init_seed: cell.seed,
     ...(model?.info().tsvm_multiclass ? { tsvm_multiclass: String(model.info().tsvm_multiclass) } : {}),
     ...(model?.info().ssgmmSupport ? { ssgmmSupport: String(model.info().ssgmmSupport) } : {}),
+    ...(model?.info().tt_restart ? { tt_restart: true } : {}),
   });
 
   const split = makeSplit(ds, {
@@ -100,9 +108,9 @@ export async function runCell(
     tIndex: cell.tIndex,
     seed: cell.seed,
     mode: plan.mode,
-    options: splitOptions(plan),
+    options: splitOptions(plan, cell.dataset),
   });
-  const data = buildCellData(ds, split, plan.mode, splitOptions(plan));
+  const data = buildCellData(ds, split, plan.mode, splitOptions(plan, cell.dataset));
   const splitRecord = {
     n_labeled: split.labeled.length,
     labeled_per_class: perClass(data.yl, data.numClasses),
@@ -131,7 +139,7 @@ export async function runCell(
     model = await algorithm.create(plan.mode, plan.options);
     const t0 = ctx.now();
     await model.fit(data.Xl, data.yl, data.Xu, data.numClasses, {
-      rng: new MT19937(cell.seed),
+      rng: modelStream(ds, cell, { modelStreamOffset: plan.options.modelStreamOffset ?? 'none', t0Stream: t0StreamFor(plan.options, cell.dataset) }),
       signal: ctx.signal,
       quirks: plan.quirks,
       onProgress: ctx.onProgress ? (p) => ctx.onProgress!(p.fraction, p.message) : undefined,

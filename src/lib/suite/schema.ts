@@ -139,6 +139,15 @@ export const ProtocolOptionsSchema = v.strictObject({
   t0Stream: oneOf(['per-class', 'shared'] as const),
   scaler: oneOf(['split', 'labeled'] as const),
   ssgmmSupport: oneOf(['zero', 'ignore'] as const),
+  /** PROTOCOL.md 1.1.0 §3.5 (absent in records made under 1.0.0). */
+  modelStreamOffset: v.optional(oneOf(['none', 'paper'] as const)),
+  /** A run plan's per-dataset t0 stream (cells record the resolved `t0Stream`). */
+  t0StreamByDataset: v.optional(
+    v.pipe(
+      v.record(id(), oneOf(['per-class', 'shared'] as const)),
+      v.check((m) => Object.keys(m).length <= 256, 'expected at most 256 datasets'),
+    ),
+  ),
 });
 
 const ProtocolSchema = v.strictObject({
@@ -166,6 +175,8 @@ const AlgorithmRecordSchema = v.strictObject({
   init_seed: v.nullable(int(0, MAX_SEED, 'an integer seed between 0 and 4294967295, or null')),
   tsvm_multiclass: v.optional(text(MAX_NAME)),
   ssgmmSupport: v.optional(oneOf(['zero', 'ignore'] as const)),
+  /** Tri-Training restarted after a one-class SVC bootstrap (PROTOCOL.md §7.1). */
+  tt_restart: v.optional(v.literal(true)),
 });
 
 const intList = (max: number, what: string) => list(count(), max, what);

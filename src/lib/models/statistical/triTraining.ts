@@ -1,35 +1,41 @@
 /**
- * Tri-Training with three copies of the XGBoost baseline (PROTOCOL.md §7.1; LAMDA-SSL's
- * `Tri_Training`, Zhou & Li 2005).
+ * Tri-Training as LAMDA-SSL's `Tri_Training` ran in the original benchmark (PROTOCOL.md §7.1,
+ * spec 1.1.0; Zhou & Li 2005).
  *
- * - Each learner is fitted on its own bootstrap of L (|L| draws with replacement, ctx.rng).
- *   e′ = 0.5 and l′ = 0 for all three. Every fit trains all k classes.
+ * - Learners [XGBoost baseline, SVC, SVC]: learners 2 and 3 are LAMDA-SSL's config
+ *   `SVC(C=1, kernel='rbf', gamma='auto', probability=True)` (one-vs-one, libsvm's vote). Each
+ *   learner predicts labels. XGBoost trains the classes 0..max seen; an SVC the classes present.
+ * - One run generator (ctx.rng), in this order: boot₁ = |L| × randint(|L|), fit XGBoost; boot₂,
+ *   fit SVC₂, one randint(2147483647) (scikit-learn's SVC.fit draws a libsvm seed); boot₃, fit
+ *   SVC₃, one draw. A one-class SVC bootstrap raises in the original: the initial fits restart from
+ *   boot₁ on the continuing stream (`info().tt_restart`, a documented guess).
  * - One pass: for learner i with the other two j, h: e_i = #(j wrong ∧ j = h)/#(j = h) on L
  *   (NaN when j and h never agree: no update). If e_i < e′_i: L_i = rows of U where j and h
  *   agree, labeled with that label; if l′_i = 0, l′_i = ⌊e_i/(e′_i − e_i) + 1⌋; if l′_i < |L_i|:
  *   update when e_i·|L_i| < e′_i·l′_i, else if l′_i > e_i/(e′_i − e_i) keep ⌊e′_i l′_i/e_i − 1⌋ rows
- *   of L_i drawn with replacement and update.
- * - After the pass, each updated learner is refitted on L ∪ L_i (the original L, not its
- *   bootstrap), with e′_i = e_i and l′_i = |L_i|. Stop after a pass with no update.
- * - Predict: learner 1's label, replaced by learner 2's where learners 2 and 3 agree. As
- *   probabilities: learner 2's row where learners 2 and 3 agree, else learner 1's (so the argmax
- *   is exactly that label).
+ *   of L_i drawn with replacement (randint(|L_i|) each) and update.
+ * - After the pass, each updated learner (in order 1, 2, 3) is refitted on L ∪ L_i (the original
+ *   L, not its bootstrap), with e′_i = e_i and l′_i = |L_i|; one draw after each SVC refit. Stop
+ *   after a pass with no update.
+ * - Predict: learner 1's label, replaced by learner 2's where learners 2 and 3 agree; one-hot rows.
  *
  * @see Z.-H. Zhou, M. Li, "Tri-Training: Exploiting Unlabeled Data Using Three Classifiers", TKDE 2005.
  * @example
  * const m = new TriTraining();
  * await m.fit(Xl, yl, Xu, 3, { rng: mt(0) });
- * const p = await m.predictProba(Xtest); // n × 3
+ * const p = await m.predictProba(Xtest); // n × 3, one-hot
  */
 import type { Matrix } from '../../types.ts';
 import { argmaxRows, checkFitInputs, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, validateParams, type ConstraintTable } from '../params.ts';
+import type { MT19937 } from '../../protocol/rng.ts';
 import { checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
+import { fitOvoSvc, OneClassError, predictOvoSvc, type OvoSvcModel } from './svm/ovoSvc.ts';
 
 export interface TriTrainingParams {
   /** Safety cap on passes (the rule terminates by itself: each e′ strictly decreases). Default 1000. */
   maxIter: number;
-  /** Hyperparameters of the three XGBoost learners. Default: the baseline's. */
+  /** Hyperparameters of the XGBoost learner (learner 1). Default: the baseline's. */
   base: Partial<GBDTParams>;
 }
 
@@ -91,10 +97,61 @@ export function triTrainingVote(p1: Float32Array, p2: Float32Array, p3: Float32A
   return out;
 }
 
+/** The original's rule on labels: learner 1's label, learner 2's where learners 2 and 3 agree. */
+export function triTrainingVoteLabels(p1: Int32Array, p2: Int32Array, p3: Int32Array): Int32Array {
+  const out = Int32Array.from(p1);
+  for (let r = 0; r < out.length; r++) if (p2[r] === p3[r]) out[r] = p2[r];
+  return out;
+}
+
+/** LAMDA-SSL's config SVC for learners 2 and 3 (PROTOCOL.md §7.1). */
+export const TRI_TRAINING_SVC = Object.freeze({ C: 1, kernel: 'rbf', gamma: 'auto', probability: true, tol: 1e-3, shrinking: true });
+
+/** scikit-learn's `SVC.fit` draws `randint(np.iinfo('i').max)` for libsvm even when it is unused. */
+const SVC_SEED_RANGE = 2147483647;
+
+/** One learner as Tri-Training sees it: fit on labeled rows, predict labels. */
+interface LabelLearner {
+  fit(X: Matrix, y: Int32Array): void;
+  predict(X: Matrix): Int32Array;
+}
+
+/** XGBoost training the classes 0..max seen (at least 2 outputs: binary:logistic), predicting argmax labels. */
+class XgbLearner implements LabelLearner {
+  private readonly model: GBDTClassifier;
+  private k = 2;
+  constructor(params: Partial<GBDTParams>, private readonly ctx: FitContext) {
+    this.model = new GBDTClassifier(params);
+  }
+  fit(X: Matrix, y: Int32Array): void {
+    let max = 0;
+    for (const v of y) if (v > max) max = v;
+    this.k = Math.max(2, max + 1);
+    this.model.fitSync(X, y, null, this.k, this.ctx);
+  }
+  predict(X: Matrix): Int32Array {
+    return argmaxRows(this.model.predictProbaSync(X), X.rows, this.k);
+  }
+}
+
+/** The config SVC; every fit of a valid (≥ 2 classes) set draws one number from the run stream. */
+class SvcLearner implements LabelLearner {
+  private model: OvoSvcModel | null = null;
+  constructor(private readonly rng: MT19937) {}
+  fit(X: Matrix, y: Int32Array): void {
+    this.model = fitOvoSvc(X, y, { C: TRI_TRAINING_SVC.C, gamma: 'auto', smo: { tol: TRI_TRAINING_SVC.tol, shrinking: true } });
+    this.rng.randint(SVC_SEED_RANGE);
+  }
+  predict(X: Matrix): Int32Array {
+    if (!this.model) throw new NotFittedError('TriTraining SVC');
+    return predictOvoSvc(this.model, X);
+  }
+}
+
 export class TriTraining implements Estimator {
   readonly name = 'tritraining';
   readonly params: TriTrainingParams;
-  private learners: GBDTClassifier[] | null = null;
+  private learners: LabelLearner[] | null = null;
   private d = 0;
   private k = 0;
   private lastInfo: FitInfo = {};
@@ -104,7 +161,12 @@ export class TriTraining implements Estimator {
   }
 
   get hyper(): Record<string, unknown> {
-    return { maxIter: this.params.maxIter, base: { ...GBDT_DEFAULTS, ...this.params.base } };
+    return {
+      maxIter: this.params.maxIter,
+      learners: ['xgb', 'svc', 'svc'],
+      base: { ...GBDT_DEFAULTS, ...this.params.base },
+      svc: { ...TRI_TRAINING_SVC },
+    };
   }
 
   async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
@@ -118,19 +180,32 @@ export class TriTraining implements Estimator {
     // Inner fits share the abort signal but not the progress callback (this fit reports its own).
     const inner: FitContext = { rng, signal: ctx.signal };
     const nl = Xl.rows;
-    const learners = [0, 1, 2].map(() => new GBDTClassifier(this.params.base));
+    const make = (): LabelLearner[] => [new XgbLearner(this.params.base, inner), new SvcLearner(rng), new SvcLearner(rng)];
     const bootstrapMissingClasses: number[][] = [];
-    for (const h of learners) {
-      throwIfAborted(ctx.signal);
-      const boot = new Int32Array(nl);
-      for (let i = 0; i < nl; i++) boot[i] = rng.randint(nl);
-      const yb = new Int32Array(nl);
-      for (let i = 0; i < nl; i++) yb[i] = yl[boot[i]];
-      h.fitSync(takeRows(Xl, boot), yb, null, k, inner); // all k outputs even if yb misses a class
-      const seen = new Set(yb);
-      bootstrapMissingClasses.push(Array.from({ length: k }, (_, c) => c).filter((c) => !seen.has(c)));
+    const initialFits = (learners: LabelLearner[]) => {
+      bootstrapMissingClasses.length = 0;
+      for (const h of learners) {
+        throwIfAborted(ctx.signal);
+        const boot = new Int32Array(nl);
+        for (let i = 0; i < nl; i++) boot[i] = rng.randint(nl);
+        const yb = new Int32Array(nl);
+        for (let i = 0; i < nl; i++) yb[i] = yl[boot[i]];
+        const seen = new Set(yb);
+        bootstrapMissingClasses.push(Array.from({ length: k }, (_, c) => c).filter((c) => !seen.has(c)));
+        h.fit(takeRows(Xl, boot), yb);
+      }
+    };
+    let learners = make();
+    let restarted = false;
+    try {
+      initialFits(learners);
+    } catch (err) {
+      if (!(err instanceof OneClassError)) throw err;
+      // The original raises here; PROTOCOL.md §7.1 restarts from boot₁ on the continuing stream.
+      restarted = true;
+      learners = make();
+      initialFits(learners);
     }
-    const predict = (h: GBDTClassifier, X: Matrix) => argmaxRows(h.predictProbaSync(X), X.rows, k);
 
     const ePrime = [0.5, 0.5, 0.5];
     const lPrime = [0, 0, 0];
@@ -142,10 +217,11 @@ export class TriTraining implements Estimator {
     while (nIter < this.params.maxIter) {
       nIter++;
       throwIfAborted(ctx.signal);
-      const predL = learners.map((h) => predict(h, Xl));
-      const predU = Xu.rows > 0 ? learners.map((h) => predict(h, Xu)) : null;
+      const predL = learners.map((h) => h.predict(Xl));
+      const predU = Xu.rows > 0 ? learners.map((h) => h.predict(Xu)) : null;
       const update = [false, false, false];
       const newRows: Int32Array[] = [new Int32Array(0), new Int32Array(0), new Int32Array(0)];
+      const newLabels: Int32Array[] = [new Int32Array(0), new Int32Array(0), new Int32Array(0)];
       for (let i = 0; i < 3; i++) {
         const [j, h] = [0, 1, 2].filter((v) => v !== i);
         let wrong = 0;
@@ -170,18 +246,15 @@ export class TriTraining implements Estimator {
           for (let s = 0; s < pick.length; s++) pick[s] = agreeU[rng.randint(agreeU.length)];
           newRows[i] = pick;
         }
+        newLabels[i] = newRows[i].map((r) => predU![j][r]);
       }
       history.push({ e: e.slice(), sizes: newRows.map((r) => r.length), updated: update.slice() });
       for (let i = 0; i < 3; i++) {
         if (!update[i]) continue;
         throwIfAborted(ctx.signal);
-        const [j] = [0, 1, 2].filter((v) => v !== i);
-        const rows = newRows[i];
-        const yNew = new Int32Array(rows.length);
-        for (let s = 0; s < rows.length; s++) yNew[s] = predU![j][rows[s]];
-        learners[i].fitSync(stackRows(Xl, takeRows(Xu, rows)), concatLabels(yl, yNew), null, k, inner);
+        learners[i].fit(stackRows(Xl, takeRows(Xu, newRows[i])), concatLabels(yl, newLabels[i]));
         ePrime[i] = e[i];
-        lPrime[i] = rows.length;
+        lPrime[i] = newRows[i].length;
         nUpdates[i]++;
       }
       ctx.onProgress?.({ fraction: Math.min(0.99, nIter / 20), message: `Tri-Training pass ${nIter}` });
@@ -193,25 +266,36 @@ export class TriTraining implements Estimator {
     this.learners = learners;
     this.d = Xl.cols;
     this.k = k;
+    const warnings = converged ? [] : [`TriTraining stopped at maxIter=${this.params.maxIter} passes with updates pending.`];
+    if (restarted) warnings.push('TriTraining restarted its initial fits after a one-class SVC bootstrap (PROTOCOL.md §7.1).');
     this.lastInfo = {
       nIter,
       converged,
-      warnings: converged ? [] : [`TriTraining stopped at maxIter=${this.params.maxIter} passes with updates pending.`],
+      warnings,
       nUpdates,
       bootstrapMissingClasses,
       finalErrors: ePrime.slice(),
       finalPseudoLabeled: lPrime.slice(),
       history,
+      ...(restarted ? { tt_restart: true } : {}),
     };
     ctx.onProgress?.({ fraction: 1, message: 'Tri-Training fitted' });
     return this;
   }
 
-  async predictProba(X: Matrix): Promise<Float32Array> {
+  /** The three learners' labels, one row each (learner 1, 2, 3). */
+  predictLabels(X: Matrix): Int32Array {
     if (!this.learners) throw new NotFittedError('TriTraining');
     checkPredictInput('TriTraining', X, this.d);
-    const [p1, p2, p3] = this.learners.map((h) => h.predictProbaSync(X));
-    return triTrainingVote(p1, p2, p3, X.rows, this.k);
+    const [p1, p2, p3] = this.learners.map((h) => h.predict(X));
+    return triTrainingVoteLabels(p1, p2, p3);
+  }
+
+  async predictProba(X: Matrix): Promise<Float32Array> {
+    const labels = this.predictLabels(X);
+    const out = new Float32Array(X.rows * this.k);
+    for (let r = 0; r < X.rows; r++) if (labels[r] >= 0 && labels[r] < this.k) out[r * this.k + labels[r]] = 1;
+    return out;
   }
 
   info(): FitInfo {

@@ -1,0 +1,97 @@
+/**
+ * Multi-class RBF C-SVC predicting labels the way scikit-learn's `SVC.predict` does (libsvm's
+ * `svm_predict`): one binary machine per pair of the classes present in the training rows (sorted),
+ * each trained on that pair's rows (class i first, stable order) with the libsvm-equivalent SMO,
+ * and a one-vs-one vote: pair (i, j), i < j, votes i when libsvm's decision value is > 0 (ours is
+ * its exact negation, so: when ours is < 0), else j; the most votes wins, ties to the smallest class.
+ * Platt probabilities are never used (`probability=True` only adds a CV whose seed draw the caller
+ * accounts for; the decision function is the same). PROTOCOL.md §7.1 (Tri-Training, spec 1.1.0).
+ *
+ * @example
+ * const m = fitOvoSvc(X, y, { gamma: 'auto' });   // SVC(C=1, kernel='rbf', gamma='auto')
+ * const labels = predictOvoSvc(m, Xtest);          // Int32Array of class labels
+ */
+import type { Matrix } from '../../../types.ts';
+import { RbfKernel, scaleGamma } from './kernel.ts';
+import type { SmoOptions } from './smo.ts';
+import { fitBinarySvc, svcDecision, type BinarySvcModel } from './svc.ts';
+
+export interface OvoSvcOptions {
+  /** C (same for every row). Default 1. */
+  C?: number;
+  /** 'auto' = 1/d, 'scale' = 1/(d·Var X), or a number. Default 'scale' (sklearn's default). */
+  gamma?: 'auto' | 'scale' | number;
+  smo?: SmoOptions;
+}
+
+export interface OvoSvcModel {
+  /** The classes present in the training rows, ascending (sklearn's classes_). */
+  classes: Int32Array;
+  /** Machines in libsvm's pair order (0,1), (0,2), …, (1,2), …; `a` < `b` index `classes`. */
+  pairs: { a: number; b: number; model: BinarySvcModel }[];
+  d: number;
+  gamma: number;
+  nIter: number;
+}
+
+/** scikit-learn's message for a one-class training set (BaseLibSVM._validate_targets). */
+export class OneClassError extends Error {
+  constructor(nClasses: number) {
+    super(`The number of classes has to be greater than one; got ${nClasses} class`);
+    this.name = 'OneClassError';
+  }
+}
+
+export function fitOvoSvc(X: Matrix, y: Int32Array, opts: OvoSvcOptions = {}): OvoSvcModel {
+  const { rows: n, cols: d } = X;
+  if (y.length !== n) throw new RangeError(`fitOvoSvc: y has ${y.length} labels; expected one per row (${n}).`);
+  const C = opts.C ?? 1;
+  if (!(C > 0) || !Number.isFinite(C)) throw new RangeError(`fitOvoSvc: C must be a positive finite number; got ${C}.`);
+  const classes = Int32Array.from(new Set(y)).sort();
+  if (classes.length < 2) throw new OneClassError(classes.length);
+  const g = opts.gamma ?? 'scale';
+  const gamma = g === 'auto' ? 1 / d : g === 'scale' ? scaleGamma(X.data, n, d) : g;
+  const byClass = Array.from(classes, (c) => {
+    const rows: number[] = [];
+    for (let r = 0; r < n; r++) if (y[r] === c) rows.push(r);
+    return rows;
+  });
+  const pairs: OvoSvcModel['pairs'] = [];
+  let nIter = 0;
+  for (let a = 0; a < classes.length; a++) {
+    for (let b = a + 1; b < classes.length; b++) {
+      const rows = [...byClass[a], ...byClass[b]];
+      const m = rows.length;
+      const sub = new Float64Array(m * d);
+      rows.forEach((r, i) => {
+        for (let f = 0; f < d; f++) sub[i * d + f] = X.data[r * d + f];
+      });
+      const yy = new Int8Array(m);
+      for (let i = 0; i < m; i++) yy[i] = i < byClass[a].length ? -1 : 1; // class a = sklearn's first class (−1)
+      const model = fitBinarySvc(new RbfKernel(sub, m, d, gamma), yy, new Float64Array(m).fill(C), opts.smo);
+      nIter += model.nIter;
+      pairs.push({ a, b, model });
+    }
+  }
+  return { classes, pairs, d, gamma, nIter };
+}
+
+/** libsvm's one-vs-one vote; returns class labels (values of `classes`). */
+export function predictOvoSvc(model: OvoSvcModel, X: Matrix): Int32Array {
+  if (X.cols !== model.d) throw new RangeError(`predictOvoSvc: X has ${X.cols} features; the model was fitted with ${model.d}.`);
+  const n = X.rows;
+  const k = model.classes.length;
+  const votes = new Int32Array(n * k);
+  for (const { a, b, model: m } of model.pairs) {
+    const dec = svcDecision(m, X.data, n);
+    // libsvm's value is −dec: it votes a when −dec > 0, else b.
+    for (let r = 0; r < n; r++) votes[r * k + (-dec[r] > 0 ? a : b)]++;
+  }
+  const out = new Int32Array(n);
+  for (let r = 0; r < n; r++) {
+    let best = 0;
+    for (let c = 1; c < k; c++) if (votes[r * k + c] > votes[r * k + best]) best = c;
+    out[r] = model.classes[best];
+  }
+  return out;
+}
