@@ -48,6 +48,10 @@ export interface UrlFields {
   /** 'default' = the mode's default (split for rsb, labeled for readme). */
   scaler: PlanOptions['scaler'] | 'default';
   ssgmm: PlanOptions['ssgmmSupport'] | 'default';
+  /** Per-dataset t0 streams as `id:shared` / `id:per-class` (the paper preset: `iris:shared`). */
+  t0ds: string[];
+  /** PROTOCOL.md §3.5 model-stream offset; 'default' = the mode's. */
+  offset: NonNullable<PlanOptions['modelStreamOffset']> | 'default';
   form: MetricForm;
   pt: PT;
   hide: string[];
@@ -142,6 +146,15 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
   t0: oneOf(['per-class', 'shared'] as const, 'per-class'),
   scaler: oneOf(['default', 'split', 'labeled'] as const, 'default'),
   ssgmm: oneOf(['default', 'zero', 'ignore'] as const, 'default'),
+  t0ds: {
+    ...idList(),
+    decode: (raw) => {
+      const xs = idList().decode(raw);
+      if (xs.some((x) => !/^[^:]+:(shared|per-class)$/.test(x))) throw new Error('expected dataset:shared or dataset:per-class');
+      return xs;
+    },
+  },
+  offset: oneOf(['default', 'none', 'paper'] as const, 'default'),
   form: { ...oneOf(['integral', 'code'] as const, 'integral'), pages: VIEW_PAGES },
   pt: { default: { kind: 'uniform' }, decode: decodePT, encode: encodePT, pages: VIEW_PAGES },
   hide: idList(VIEW_PAGES),
@@ -296,6 +309,8 @@ export function planToFields(plan: Omit<RunPlanSpec, 'preset'> & { preset: strin
     preset: plan.preset ?? '', ds: [...plan.datasets], set: [...plan.settings], labels: [...plan.labels], alg: [...plan.algorithms],
     seeds: [...plan.seeds], t: [...plan.tIndices], mode: plan.mode, quirks: plan.quirks,
     take0: plan.options.takeZero, t0: plan.options.t0Stream, scaler: plan.options.scaler === modeScaler ? 'default' : plan.options.scaler, ssgmm: plan.options.ssgmmSupport === defaultPlanOptions(plan.mode).ssgmmSupport ? 'default' : plan.options.ssgmmSupport,
+    t0ds: Object.entries(plan.options.t0StreamByDataset ?? {}).map(([id, stream]) => `${id}:${stream}`),
+    offset: (plan.options.modelStreamOffset ?? 'none') === defaultPlanOptions(plan.mode).modelStreamOffset ? 'default' : (plan.options.modelStreamOffset ?? 'none'),
   };
 }
 
@@ -311,7 +326,10 @@ export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
     options: {
       takeZero: f.take0 ?? 'one-per-class', t0Stream: f.t0 ?? 'per-class',
       scaler: f.scaler && f.scaler !== 'default' ? f.scaler : f.mode === 'readme' ? 'labeled' : 'split', ssgmmSupport: f.ssgmm && f.ssgmm !== 'default' ? f.ssgmm : defaultPlanOptions(f.mode ?? 'rsb').ssgmmSupport,
-      modelStreamOffset: defaultPlanOptions(f.mode ?? 'rsb').modelStreamOffset,
+      modelStreamOffset: f.offset && f.offset !== 'default' ? f.offset : defaultPlanOptions(f.mode ?? 'rsb').modelStreamOffset,
+      ...(f.t0ds?.length
+        ? { t0StreamByDataset: Object.fromEntries(f.t0ds.map((x) => x.split(':') as [string, 'per-class' | 'shared'])) }
+        : {}),
     },
   };
 }

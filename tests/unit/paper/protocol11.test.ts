@@ -58,6 +58,17 @@ describe('options under spec 1.1.0', () => {
     expect(t0StreamFor(plan.options, 'letter')).toBe('per-class');
   });
 
+  it('the paper plan round-trips through the URL (t0ds=iris:shared)', async () => {
+    const { formatHash, planFromFields, planToFields, readHash } = await import('../../../src/state/url.ts');
+    const plan = tabularStatisticalPlan();
+    const hash = formatHash({ page: 'run', fields: planToFields(plan) });
+    expect(hash).toContain('t0ds=iris:shared');
+    expect(hash).not.toContain('offset=');
+    expect(planFromFields(readHash(hash).fields)).toEqual(plan);
+    const none = { ...plan, options: { ...plan.options, modelStreamOffset: 'none' as const, ssgmmSupport: 'zero' as const } };
+    expect(planFromFields(readHash(formatHash({ page: 'run', fields: planToFields(none) })).fields)).toEqual(none);
+  });
+
   it('rac-bench run --preset gives the browser preset plan; given flags narrow it; unknown presets are named', () => {
     expect(resolvePresetId('paper')).toBe('tabular-statistical');
     expect(planFromFlags({ preset: 'paper' })).toEqual(presetPlan('tabular-statistical'));
