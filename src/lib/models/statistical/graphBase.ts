@@ -30,6 +30,7 @@ import {
   type Degrees,
   type GraphSpec,
 } from './graphKernel.ts';
+import { affineReady, propagateAffine } from './labelPropagationFast.ts';
 
 export type { Degrees, GraphSpec } from './graphKernel.ts';
 
@@ -61,6 +62,11 @@ export interface GraphComputeOptions {
   blockRows: number;
   /** Cache the whole float32 graph on the backend when n²·4 bytes fit this budget. */
   cacheBytes: number;
+  /**
+   * LabelPropagation, float64: jump through the affine phase of the loop (labelPropagationFast.ts)
+   * instead of iterating it; same n_iter and F up to rounding. false = the direct loop (reference).
+   */
+  fastPropagation: boolean;
 }
 
 export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.freeze({
@@ -68,6 +74,7 @@ export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.free
   float64MaxRows: 4096,
   blockRows: 1024,
   cacheBytes: 512 * 1024 * 1024,
+  fastPropagation: true,
 });
 
 /** Everything learned by `fit` (sklearn's trailing-underscore attributes). */
@@ -78,6 +85,8 @@ interface GraphFitted {
   precision: 'float64' | 'float32';
   nIter: number;
   converged: boolean;
+  /** How the float64 LabelPropagation loop was run (labelPropagationFast.ts), for info(). */
+  lpPath?: Record<string, unknown>;
   /** float64 path: training rows and F (n×k). */
   X64?: Float64Array;
   F64?: Float64Array;
@@ -150,6 +159,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
         floatPrecision: precision,
         graphRows: n,
         ...(precision === 'float32' ? { blockRows: this.compute.blockRows, graphCached: fitted.graph!.cached } : {}),
+        ...(fitted.lpPath ?? {}),
       };
       ctx.onProgress?.({ fraction: 1, message: `${this.name}: ${fitted.nIter} iterations` });
       return this;
@@ -179,7 +189,10 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     const nl = Xl.rows;
     const X64 = stackRows64(Xl, Xu);
     const { W, deg } = affinity64(X64, n, d, gamma);
-    const G = applySpec64(W, n, this.buildGraph(deg));
+    const spec = this.buildGraph(deg);
+    const G = applySpec64(W, n, spec);
+    const fast = this.variant === 'propagation' && this.compute.fastPropagation && nl > 0 && nl < n;
+    let lpPath: Record<string, unknown> | undefined = this.variant === 'propagation' ? { lpPath: 'direct' } : undefined;
     const { F0, Y } = this.initialF(yl, n, k);
     let F: Float64Array = F0;
     let prev: Float64Array = new Float64Array(n * k);
@@ -200,6 +213,22 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
         await yieldToLoop();
         throwIfAborted(ctx.signal);
       }
+      if (fast && it >= 1 && affineReady(F, n, nl, k)) {
+        // From here on the loop is affine: jump through it (same stopping step, same F).
+        const res = await propagateAffine({
+          G, deg: spec.rowDivisor, n, nl, k, F, step: it, maxIter, tol,
+          tick: async (step, what) => {
+            ctx.onProgress?.({ fraction: step / maxIter, message: `${this.name}: step ${step}, ${what}` });
+            await yieldToLoop();
+            throwIfAborted(ctx.signal);
+          },
+        });
+        F = res.F;
+        nIter = res.nIter;
+        converged = res.converged;
+        lpPath = { lpPath: 'affine', lpAffineFrom: it, lpSquarings: res.squarings, lpLeaps: res.leaps, lpSingleSteps: res.singleSteps, lpMaxLeap: res.maxLeap };
+        break;
+      }
       if (this.variant === 'propagation') {
         // L rows are reset to one-hot right after, so only U rows are multiplied.
         matMulGF64(G, F, n, k, next, nl);
@@ -218,7 +247,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     }
     if (!converged) nIter = maxIter;
     normaliseRows64(F, n, k);
-    return { k, d, n, precision: 'float64', nIter, converged, X64, F64: F };
+    return { k, d, n, precision: 'float64', nIter, converged, X64, F64: F, lpPath };
   }
 
   private async fit32(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<GraphFitted> {
@@ -302,6 +331,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     const k = f.k;
     const out = new Float32Array(X.rows * k);
     let nNan = 0;
+    let nearTies = 0;
     for (let i = 0; i < X.rows; i++) {
       if (degenerate[i]) {
         nNan++;
@@ -311,8 +341,10 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
       for (let c = 0; c < k; c++) s += scores[i * k + c];
       if (!(s > 0)) continue;
       for (let c = 0; c < k; c++) out[i * k + c] = scores[i * k + c] / s;
+      if (topTwoMargin(scores, i * k, k, s) < NEAR_TIE) nearTies++;
     }
-    this.lastInfo = { ...this.lastInfo, nNanRows: nNan };
+    // Rows whose prediction may legitimately differ from another exact evaluation order.
+    this.lastInfo = { ...this.lastInfo, nNanRows: nNan, nearTieRows: nearTies };
     return out;
   }
 
@@ -391,6 +423,23 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
   dispose(): void {
     this.releaseFitted();
   }
+}
+
+/** Test rows whose top-2 probability margin is below this count as near ties (info().nearTieRows). */
+export const NEAR_TIE = 1e-7;
+
+/** p_(1) − p_(2) of one row of scores (sum s > 0). */
+function topTwoMargin(scores: ArrayLike<number>, off: number, k: number, s: number): number {
+  let a = -Infinity;
+  let b = -Infinity;
+  for (let c = 0; c < k; c++) {
+    const v = scores[off + c] / s;
+    if (v > a) {
+      b = a;
+      a = v;
+    } else if (v > b) b = v;
+  }
+  return k < 2 ? Infinity : a - b;
 }
 
 function normaliseRows64(F: Float64Array, n: number, k: number): void {

@@ -1,0 +1,277 @@
+/**
+ * Exact fast Label Propagation (float64): the same stopping step and the same F as scikit-learn's
+ * loop, with far fewer dense products.
+ *
+ * Once every row of F carries mass (normally after one step), each U row's normaliser equals the
+ * row sum r_i of the graph, so the clamped update is affine: F_u ← Q F_u + B with Q = G_uu / r and
+ * B = G_ul Y_l / r. Q = diag(s)⁻¹ W_uu with s = r·d is similar to the symmetric S = s^-½ W_uu s^-½,
+ * so we run in scaled coordinates z = s^½ F_u, b = s^½ B, y = s^½ ΔF_u:
+ *   z ← S z + b,   y_{m+1} = S y_m,   ‖ΔF_m‖₁ = Σ |y_m| / s^½.
+ * Leaps of g = 2^p steps use S^g (built by symmetric squaring) and c_g = Σ_{i<g} S^i b:
+ *   [z, y] ← S^g [z, y] + [c_g, 0]. A leap whose landing norm is below tol is undone and the window
+ * is walked one step at a time, so the first step with Σ|ΔF| < tol is found exactly (assuming
+ * ‖ΔF‖₁ does not dip below tol and come back inside one window of g steps; it decays like the
+ * spectrum of the PSD matrix S). Squaring is adaptive: it is done once the leaps at the current level
+ * have cost as much as a squaring, and never past g ≈ n_u/k (the final window walk would cost more).
+ *
+ * Cost: ≈ log₂g symmetric squarings (n_u³/2 each) + 2·n_iter/g products n_u²·2k, instead of
+ * n_iter products n_u²·k. The direct loop in graphBase.ts stays the reference path.
+ */
+import { matMulGF64 } from './graphKernel.ts';
+
+export interface AffineLpInput {
+  /** The iteration matrix G (n×n, row-major; G = D⁻¹W) — read only. */
+  G: Float64Array;
+  /** Row sums of W with self-loops (the divisor G was built with), length n. */
+  deg: Float64Array;
+  n: number;
+  nl: number;
+  k: number;
+  /** F at step `step` (n×k, rows normalised, L rows one-hot); every U row carries mass. */
+  F: Float64Array;
+  step: number;
+  maxIter: number;
+  tol: number;
+  /** Called between heavy operations (abort checks, progress, event-loop yields). */
+  tick?: (step: number, what: string) => Promise<void>;
+}
+
+export interface AffineLpResult {
+  /** F at the stopping step (n×k, before the final row normalisation). */
+  F: Float64Array;
+  nIter: number;
+  converged: boolean;
+  squarings: number;
+  leaps: number;
+  singleSteps: number;
+  /** Largest leap length used (g). */
+  maxLeap: number;
+}
+
+/** True when the affine form is exact from F on: every U row of F carries mass. */
+export function affineReady(F: Float64Array, n: number, nl: number, k: number): boolean {
+  for (let i = nl; i < n; i++) {
+    let s = 0;
+    for (let c = 0; c < k; c++) s += F[i * k + c];
+    if (!(s > 0)) return false;
+  }
+  return true;
+}
+
+/**
+ * C = A·A for a symmetric A (m×m): C_ij = Σ_l A_il A_jl (row by row), lower triangle computed in
+ * 2×4 register blocks, then mirrored. Async: yields through `tick` between row bands.
+ */
+export async function symSquare(A: Float64Array, m: number, tick?: () => Promise<void>): Promise<Float64Array> {
+  const C = new Float64Array(m * m);
+  const band = Math.max(8, Math.floor(2_000_000 / Math.max(1, m)) & ~1);
+  for (let i0 = 0; i0 < m; i0 += band) {
+    const i1 = Math.min(m, i0 + band);
+    let i = i0;
+    for (; i + 2 <= i1; i += 2) {
+      const a0 = i * m;
+      const a1 = a0 + m;
+      let j = 0;
+      for (; j + 4 <= i + 2; j += 4) {
+        const b0 = j * m;
+        const b1 = b0 + m;
+        const b2 = b1 + m;
+        const b3 = b2 + m;
+        let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
+        for (let l = 0; l < m; l++) {
+          const x0 = A[a0 + l];
+          const x1 = A[a1 + l];
+          const y0 = A[b0 + l];
+          const y1 = A[b1 + l];
+          const y2 = A[b2 + l];
+          const y3 = A[b3 + l];
+          s00 += x0 * y0; s01 += x0 * y1; s02 += x0 * y2; s03 += x0 * y3;
+          s10 += x1 * y0; s11 += x1 * y1; s12 += x1 * y2; s13 += x1 * y3;
+        }
+        C[a0 + j] = s00; C[a0 + j + 1] = s01; C[a0 + j + 2] = s02; C[a0 + j + 3] = s03;
+        C[a1 + j] = s10; C[a1 + j + 1] = s11; C[a1 + j + 2] = s12; C[a1 + j + 3] = s13;
+      }
+      for (; j < i + 2; j++) {
+        const b0 = j * m;
+        let s0 = 0;
+        let s1 = 0;
+        for (let l = 0; l < m; l++) {
+          const y = A[b0 + l];
+          s0 += A[a0 + l] * y;
+          s1 += A[a1 + l] * y;
+        }
+        C[a0 + j] = s0;
+        C[a1 + j] = s1;
+      }
+    }
+    for (; i < i1; i++) {
+      const a0 = i * m;
+      for (let j = 0; j <= i; j++) {
+        const b0 = j * m;
+        let s = 0;
+        for (let l = 0; l < m; l++) s += A[a0 + l] * A[b0 + l];
+        C[a0 + j] = s;
+      }
+    }
+    if (tick) await tick();
+  }
+  // Mirror the lower triangle (the blocks above wrote a few entries past the diagonal: same values).
+  for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) C[i * m + j] = C[j * m + i];
+  return C;
+}
+
+/** ‖ΔF‖₁ from the scaled difference y (m×k) and 1/√s. */
+function l1Unscaled(y: Float64Array, invRoot: Float64Array, m: number, k: number): number {
+  let total = 0;
+  for (let i = 0; i < m; i++) {
+    let s = 0;
+    for (let c = 0; c < k; c++) s += Math.abs(y[i * k + c]);
+    total += s * invRoot[i];
+  }
+  return total;
+}
+
+/** out (m×2k) = [z | y] side by side, for one product with both. */
+function pack(z: Float64Array, y: Float64Array, m: number, k: number, out: Float64Array): void {
+  const k2 = 2 * k;
+  for (let i = 0; i < m; i++) {
+    for (let c = 0; c < k; c++) {
+      out[i * k2 + c] = z[i * k + c];
+      out[i * k2 + k + c] = y[i * k + c];
+    }
+  }
+}
+
+export async function propagateAffine(input: AffineLpInput): Promise<AffineLpResult> {
+  const { G, deg, n, nl, k, maxIter, tol, tick } = input;
+  const m = n - nl;
+  // r_i (row sums of G over all columns), s = r·d, and the symmetric S = s^-½ W_uu s^-½ with
+  // W_ij = G_ij d_i: S_ij = G_ij d_i / √(s_i s_j), symmetrised by averaging the two halves.
+  const root = new Float64Array(m);
+  const invRoot = new Float64Array(m);
+  const r = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    const base = (nl + i) * n;
+    let s = 0;
+    for (let j = 0; j < n; j++) s += G[base + j];
+    r[i] = s;
+    root[i] = Math.sqrt(s * deg[nl + i]);
+    invRoot[i] = 1 / root[i];
+  }
+  let S = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) {
+    const gi = (nl + i) * n + nl;
+    const wi = deg[nl + i];
+    for (let j = 0; j <= i; j++) {
+      const a = (G[gi + j] * wi) / (root[i] * root[j]);
+      const b = (G[(nl + j) * n + nl + i] * deg[nl + j]) / (root[j] * root[i]);
+      const v = 0.5 * (a + b);
+      S[i * m + j] = v;
+      S[j * m + i] = v;
+    }
+  }
+  // b = s^½ · G_ul Y_l / r (Y_l one-hot from F's L rows).
+  const b = new Float64Array(m * k);
+  for (let i = 0; i < m; i++) {
+    const base = (nl + i) * n;
+    for (let j = 0; j < nl; j++) {
+      const g = G[base + j];
+      if (g === 0) continue;
+      for (let c = 0; c < k; c++) b[i * k + c] += g * input.F[j * k + c];
+    }
+    const f = root[i] / r[i];
+    for (let c = 0; c < k; c++) b[i * k + c] *= f;
+  }
+  let z: Float64Array = new Float64Array(m * k);
+  for (let i = 0; i < m; i++) for (let c = 0; c < k; c++) z[i * k + c] = input.F[(nl + i) * k + c] * root[i];
+
+  const Q1 = S; // S itself stays for single steps
+  const tmp = new Float64Array(m * k);
+  const singleStep = (zIn: Float64Array, yOut: Float64Array): Float64Array => {
+    // z' = S z + b; y = z' − z.
+    const zNew = new Float64Array(m * k);
+    matMulGF64(Q1, zIn, m, k, zNew);
+    for (let i = 0; i < zNew.length; i++) {
+      zNew[i] += b[i];
+      yOut[i] = zNew[i] - zIn[i];
+    }
+    return zNew;
+  };
+  const result = (zOut: Float64Array, nIter: number, converged: boolean): AffineLpResult => {
+    const F = Float64Array.from(input.F);
+    for (let i = 0; i < m; i++) for (let c = 0; c < k; c++) F[(nl + i) * k + c] = zOut[i * k + c] * invRoot[i];
+    return { F, nIter, converged, squarings, leaps, singleSteps, maxLeap: g };
+  };
+
+  let squarings = 0;
+  let leaps = 0;
+  let singleSteps = 0;
+  let a = input.step;
+  let y: Float64Array = new Float64Array(m * k);
+  z = singleStep(z, y);
+  singleSteps++;
+  a++;
+  if (a >= maxIter) return result(z, maxIter, false);
+
+  // Leap state: P = S^g, c = Σ_{i<g} S^i b.
+  let g = 1;
+  let P: Float64Array = S;
+  let c = Float64Array.from(b);
+  // Costs in units of one product n_u²·k: a leap is 2, a squaring ≈ n_u/(2k) + 1.
+  const squareCost = m / (2 * k) + 1;
+  const gMax = Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, m / k))));
+  let spentAtLevel = 0;
+  const packed = new Float64Array(m * 2 * k);
+  const prod = new Float64Array(m * 2 * k);
+  for (;;) {
+    // Check at step a (a ≤ maxIter − 1 here), as the loop does at the top of iteration a.
+    if (l1Unscaled(y, invRoot, m, k) < tol) return result(z, a, true);
+    if (g < gMax && spentAtLevel >= squareCost && maxIter - a >= 4 * g) {
+      // c_{2g} = c_g + S^g c_g, then S^{2g} = (S^g)².
+      matMulGF64(P, c, m, k, tmp);
+      for (let i = 0; i < c.length; i++) c[i] += tmp[i];
+      if (tick) await tick(a, `squaring to ${2 * g} steps per leap`);
+      P = await symSquare(P, m, tick ? () => tick(a, 'squaring') : undefined);
+      g *= 2;
+      squarings++;
+      spentAtLevel = 0;
+    }
+    if (a + g > maxIter) {
+      // Not enough steps left for a leap: single steps to the end.
+      z = singleStep(z, y);
+      singleSteps++;
+      a++;
+      if (a >= maxIter) return result(z, maxIter, false);
+      continue;
+    }
+    pack(z, y, m, k, packed);
+    matMulGF64(P, packed, m, 2 * k, prod);
+    const z2 = new Float64Array(m * k);
+    const y2 = new Float64Array(m * k);
+    const k2 = 2 * k;
+    for (let i = 0; i < m; i++) {
+      for (let cc = 0; cc < k; cc++) {
+        z2[i * k + cc] = prod[i * k2 + cc] + c[i * k + cc];
+        y2[i * k + cc] = prod[i * k2 + k + cc];
+      }
+    }
+    leaps++;
+    spentAtLevel += 2;
+    if (a + g === maxIter) return result(z2, maxIter, false);
+    if (g > 1 && l1Unscaled(y2, invRoot, m, k) < tol) {
+      // The first crossing lies in (a, a + g]: walk the window one step at a time.
+      for (;;) {
+        z = singleStep(z, y);
+        singleSteps++;
+        a++;
+        if (a >= maxIter) return result(z, maxIter, false);
+        if (l1Unscaled(y, invRoot, m, k) < tol) return result(z, a, true);
+        if (tick && singleSteps % 16 === 0) await tick(a, 'final window');
+      }
+    }
+    z = z2;
+    y = y2;
+    a += g;
+    if (tick && leaps % 8 === 0) await tick(a, `leaps of ${g}`);
+  }
+}
