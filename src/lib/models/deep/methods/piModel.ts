@@ -1,0 +1,18 @@
+/**
+ * Π-model (Laine & Aila 2017): two weak views; squared difference of the student's softmax and
+ * the detached softmax of the other view, mean over batch × classes (§7.4: λ_u 10 rsb / 1 readme, w 0.4).
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { DeepMethod } from './types.ts';
+
+export interface PiModelParams { lambdaU: number; warmup: number }
+
+export function piModel(p: Partial<PiModelParams> & { mode?: 'rsb' | 'readme' } = {}): DeepMethod {
+  const h: PiModelParams = { lambdaU: p.lambdaU ?? (p.mode === 'readme' ? 1 : 10), warmup: p.warmup ?? 0.4 };
+  return {
+    id: 'pimodel', mu: 1, labeledView: 'weak', views: ['weak', 'weak'], lambdaU: h.lambdaU, warmup: h.warmup, hyper: { ...h },
+    // The second view's forward runs without gradient (sg), in training mode.
+    prepare: (io) => ({ student: [io.u[0]], aux: [tf.softmax(io.teacher(io.u[1]))] }),
+    unsupervised: (_io, [target], [lu]) => ({ lu: tf.mean(tf.squaredDifference(tf.softmax(lu), target)), mask: tf.scalar(1) }),
+  };
+}

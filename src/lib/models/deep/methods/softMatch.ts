@@ -1,0 +1,71 @@
+/**
+ * SoftMatch (Chen et al. 2023): truncated-Gaussian weights on hard pseudo-labels from distribution-
+ * aligned weak-view predictions (§7.4: DA on, EMA 0.999; threshold and T unused). State on the
+ * device: p_lb, p_ulb (1/k), μ_t (1/k), σ²_t (1). Each step the EMAs take the PRE-alignment
+ * p_l = softmax(sg f(x_l)) and p = softmax(sg f(u_w)); then p̃ ∝ p·p_lb/p_ulb, ĉ = argmax p̃,
+ * g = exp(−min(max p̃ − μ_t, 0)² / (2σ²_t/4)), L_u = mean(g·CE(f(u_s), ĉ)).
+ */
+import * as tf from '@tensorflow/tfjs';
+import { ceRows, maxArg, sg } from '../losses.ts';
+import { variableFrom } from '../optim.ts';
+import type { DeepMethod } from './types.ts';
+
+export interface SoftMatchParams { emaP: number; lambdaU: number; mu: number; threshold: number; temperature: number }
+export const SOFTMATCH_DEFAULTS: Readonly<SoftMatchParams> = Object.freeze({ emaP: 0.999, lambdaU: 1, mu: 7, threshold: 0.95, temperature: 0.5 });
+
+const NAMES = ['pLb', 'pUlb', 'muT', 'varT'] as const;
+
+export function softMatch(p: Partial<SoftMatchParams> = {}): DeepMethod {
+  const h = { ...SOFTMATCH_DEFAULTS, ...p };
+  const st = new Map<(typeof NAMES)[number], tf.Variable>();
+  const ema = (name: (typeof NAMES)[number], x: tf.Tensor) => {
+    const v = st.get(name)!;
+    v.assign(tf.add(tf.mul(v, h.emaP), tf.mul(x, 1 - h.emaP)));
+    return v;
+  };
+  return {
+    id: 'softmatch', mu: h.mu, labeledView: 'weak', views: ['weak', 'strong'], lambdaU: h.lambdaU, warmup: null,
+    hyper: { ...h, thresholdUsed: false, temperatureUsed: false },
+    init(k) {
+      for (const v of st.values()) v.dispose();
+      st.set('pLb', variableFrom(tf.fill([k], 1 / k), false));
+      st.set('pUlb', variableFrom(tf.fill([k], 1 / k), false));
+      st.set('muT', variableFrom(tf.scalar(1 / k), false));
+      st.set('varT', variableFrom(tf.scalar(1), false));
+    },
+    prepare: (io) => ({ student: [io.u[1]], aux: [tf.softmax(io.teacher(io.u[0]))] }),
+    unsupervised(io, [p], [ls], logitsL) {
+      const pl = tf.softmax(sg(logitsL));
+      const maxP = tf.max(p, 1);
+      const n = maxP.shape[0];
+      const mean = tf.mean(maxP);
+      const varUnbiased = tf.div(tf.sum(tf.square(tf.sub(maxP, mean))), Math.max(n - 1, 1));
+      const pLb = ema('pLb', tf.mean(pl, 0));
+      const pUlb = ema('pUlb', tf.mean(p, 0));
+      const muT = ema('muT', mean);
+      const varT = ema('varT', varUnbiased);
+      const aligned = tf.mul(p, tf.div(pLb, pUlb));
+      const pt = tf.div(aligned, tf.sum(aligned, 1, true)) as tf.Tensor2D;
+      const { max, arg } = maxArg(pt);
+      const gap = tf.minimum(tf.sub(max, muT), 0);
+      const g = tf.exp(tf.neg(tf.div(tf.square(gap), tf.div(tf.mul(varT, 2), 4))));
+      return { lu: tf.mean(tf.mul(g, ceRows(ls, arg, io.k))), mask: tf.mean(g) };
+    },
+    async saveState() {
+      const out: Record<string, Float32Array> = {};
+      for (const [k, v] of st) out[k] = (await v.data()) as Float32Array;
+      return out;
+    },
+    loadState(s) {
+      for (const [k, v] of st) {
+        const a = s[k] as Float32Array | undefined;
+        if (!a || a.length !== v.size) throw new Error(`SoftMatch checkpoint: ${k} is missing or has the wrong size.`);
+        tf.tidy(() => v.assign(tf.tensor(a, v.shape, 'float32')));
+      }
+    },
+    dispose() {
+      for (const v of st.values()) v.dispose();
+      st.clear();
+    },
+  };
+}
