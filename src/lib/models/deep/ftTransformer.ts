@@ -129,8 +129,27 @@ function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
   return tf.add(tf.mul(tf.mul(c, tf.rsqrt(tf.add(variance, LN_EPS))), g), b);
 }
 
+/**
+ * 2-D matmul whose gradient also avoids transpose flags: tfjs-wasm sends flagged (and batched)
+ * matmuls to a naive loop that is 10–30× slower than its XNNPACK path; explicit transposes are cheap.
+ */
+const mm2 = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
+  save([a, b]);
+  return {
+    value: tf.matMul(a, b),
+    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
+      const [sa, sb] = saved as tf.Tensor2D[];
+      return [tf.matMul(dy, tf.transpose(sb)), tf.matMul(tf.transpose(sa), dy)];
+    },
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor2D;
+
+export function matmul2d(a: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
+  return mm2(a, b);
+}
+
 function linear(x2: tf.Tensor, W: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
-  return tf.add(tf.matMul(x2 as tf.Tensor2D, W as tf.Tensor2D), b) as tf.Tensor2D;
+  return tf.add(mm2(x2, W), b) as tf.Tensor2D;
 }
 
 function applyDropout(x: tf.Tensor, rate: number, seed: number): tf.Tensor {
@@ -166,13 +185,13 @@ export function forward(s: FTShape, P: FTParams, x: tf.Tensor2D, opts: ForwardOp
     const aq2 = last ? tf.reshape(tf.slice(a, [0, 0, 0], [1, B, D]), [B, D]) : a2;
     const q = linear(aq2, P[p + 'Wq'], P[p + 'bq']);
     // Token mixing: K ← E_k K along the token axis (one [n,n] × [n, B·D] matmul in this layout).
-    const k = tf.matMul(P[p + 'Ek'] as tf.Tensor2D, tf.reshape(linear(a2, P[p + 'Wk'], P[p + 'bk']), [n, B * D]));
-    const v = tf.matMul(P[p + 'Ev'] as tf.Tensor2D, tf.reshape(linear(a2, P[p + 'Wv'], P[p + 'bv']), [n, B * D]));
+    const k = mm2(P[p + 'Ek'], tf.reshape(linear(a2, P[p + 'Wk'], P[p + 'bk']), [n, B * D]));
+    const v = mm2(P[p + 'Ev'], tf.reshape(linear(a2, P[p + 'Wv'], P[p + 'bv']), [n, B * D]));
     const toHeads = (t: tf.Tensor, rows: number) => tf.transpose(tf.reshape(t, [rows, B, H, dh]), [1, 2, 0, 3]); // [B,H,rows,dh]
     const qh = toHeads(tf.mul(q, 1 / Math.sqrt(dh)), nq);
-    const kh = toHeads(k, n);
+    const khT = tf.transpose(tf.reshape(k, [n, B, H, dh]), [1, 2, 3, 0]); // [B,H,dh,n]
     const vh = toHeads(v, n);
-    let att: tf.Tensor = tf.softmax(tf.matMul(qh as tf.Tensor4D, kh as tf.Tensor4D, false, true)); // [B,H,nq,n]
+    let att: tf.Tensor = tf.softmax(tf.matMul(qh as tf.Tensor4D, khT as tf.Tensor4D)); // [B,H,nq,n]
     if (drop) att = applyDropout(att, drop.attention, dropSeed());
     const ctxh = tf.matMul(att as tf.Tensor4D, vh as tf.Tensor4D); // [B,H,nq,dh]
     const merged = tf.reshape(tf.transpose(ctxh, [2, 0, 1, 3]), [nq * B, D]);
