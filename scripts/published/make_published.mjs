@@ -18,7 +18,7 @@ const root = join(here, '..', '..');
 const T = [0, 0.2, 0.4, 0.6, 0.8, 1];
 const LEFT_OUT = new Set(['Co_Training', 'MixMatch', 'ImprovedGAN', 'TemporalEnsembling']);
 
-const lines = readFileSync(join(here, 'rsb-tabular-published.csv'), 'utf8').trim().split('\n');
+const lines = readFileSync(join(here, 'rsb-tabular-published.csv'), 'utf8').trim().split(/\r?\n/);
 const header = lines[0].split(',');
 const rows = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [header[i], v])));
 

@@ -26,6 +26,9 @@ Commands:
       Run benchmark cells and write the result schema (rsb-run/1).
   merge FILE... --out FILE
       Join shard result files into one run.
+  published FILE [--panels]
+      Compare a run with the original's published tables (Robust-SSL-Benchmark): per algorithm,
+      points within noise (max(2·std, 2 pts)), exact points, mean signed difference.
 
 Selectors: lists are comma-separated; "all" selects every value; seeds take ranges (0-4);
 --t takes values of the grid 0,0.2,0.4,0.6,0.8,1 (or "all"), never indices.
@@ -47,6 +50,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'merge': {
         const { mergeCommand } = await import('./mergeCommand.ts');
         return await mergeCommand(rest);
+      }
+      case 'published': {
+        const { publishedCommand } = await import('./publishedCommand.ts');
+        return await publishedCommand(rest);
       }
       case undefined:
       case 'help':

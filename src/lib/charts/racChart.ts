@@ -52,6 +52,18 @@ export interface RacChartOptions {
   interactive?: boolean;
   /** Document that creates the nodes (a DOM shim under Node). Default globalThis.document. */
   document?: Document | null;
+  /**
+   * Published reference curves (the original's means ± std), drawn under ours as thin grey dashed
+   * lines with grey bands; null entries are gaps. Default none.
+   */
+  reference?: readonly ReferenceCurve[];
+}
+
+/** A published curve to draw for comparison (see src/lib/published). */
+export interface ReferenceCurve {
+  algorithm: string;
+  mean: readonly (number | null)[];
+  std: readonly (number | null)[];
 }
 
 export const defaults = {
@@ -87,7 +99,7 @@ export function panelTitle(c: Pick<CurveRecord, 'dataset' | 'setting' | 'labels'
 const fmt3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
 
 /** Visible y range: means ± std of the shown curves, padded, inside [0, 1]. */
-function fitY(curves: readonly CurveRecord[]): [number, number] {
+function fitY(curves: readonly Pick<CurveRecord, 'mean' | 'std'>[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const c of curves) {
@@ -140,7 +152,9 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
   const title = options.title ?? (curves[0] ? panelTitle(curves[0]) : 'Empty panel');
 
   const x = d3.scaleLinear().domain([0, 1]).range([m.left, m.left + innerW]);
-  const y = d3.scaleLinear().domain(options.yDomain ? [...options.yDomain] : fitY(shown)).range([m.top + plotHeight, m.top]);
+  const refs = (options.reference ?? []).filter((r) => !hidden.has(r.algorithm));
+  const refFit = refs.map((r) => ({ mean: r.mean.map((v) => v ?? Number.NaN), std: r.std.map((v) => v ?? Number.NaN) }));
+  const y = d3.scaleLinear().domain(options.yDomain ? [...options.yDomain] : fitY([...shown, ...refFit])).range([m.top + plotHeight, m.top]);
   const bottom = m.top + plotHeight;
 
   const svg = d3.select(doc.createElementNS(SVG_NS, 'svg') as SVGSVGElement)
@@ -173,6 +187,8 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
     .y1((v, i) => y(Math.min(1, v + c.std[i])))
     .digits(2)(c.mean);
 
+  if (refs.length) drawReference(svg.append('g').attr('class', 'published'), refs, x, y);
+
   svg.append('g').attr('class', 'bands').selectAll('path').data(shown, (c) => (c as CurveRecord).algorithm).join('path')
     .attr('class', 'band').attr('data-algorithm', (c) => c.algorithm)
     .attr('fill', (c) => color(c.algorithm)).attr('fill-opacity', defaults.bandOpacity).attr('d', band);
@@ -201,6 +217,21 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
   drawLegend(svg.append('g').attr('class', 'legend'), legendIds, curves, hidden, { label, color, legendColumns, top: bottom + m.bottom - 4, left: m.left, innerW, onclick: options.onlegendclick ?? null });
   if (options.interactive ?? true) drawHover(svg, shown, { x, y, label, color, top: m.top, bottom, left: m.left, innerW });
   return svg.node()!;
+}
+
+/** The published reference: a grey ±std band and a thin grey dashed mean line per algorithm. */
+function drawReference(g: Sel, refs: readonly ReferenceCurve[], x: d3.ScaleLinear<number, number>, y: d3.ScaleLinear<number, number>): void {
+  const ok = (v: number | null): v is number => v !== null && Number.isFinite(v);
+  for (const r of refs) {
+    const pts = T_GRID.map((t, i) => ({ t, m: r.mean[i], s: r.std[i] }));
+    g.append('path').attr('class', 'published-band').attr('data-algorithm', r.algorithm)
+      .attr('fill', '#8a8a8a').attr('fill-opacity', 0.14)
+      .attr('d', d3.area<(typeof pts)[number]>().defined((p) => ok(p.m) && ok(p.s)).x((p) => x(p.t))
+        .y0((p) => y(Math.max(0, p.m! - p.s!))).y1((p) => y(Math.min(1, p.m! + p.s!))).digits(2)(pts));
+    g.append('path').attr('class', 'published-line').attr('data-algorithm', r.algorithm)
+      .attr('fill', 'none').attr('stroke', '#7a7a7a').attr('stroke-width', 1).attr('stroke-dasharray', '3 3')
+      .attr('d', d3.line<(typeof pts)[number]>().defined((p) => ok(p.m)).x((p) => x(p.t)).y((p) => y(p.m!)).digits(2)(pts));
+  }
 }
 
 function axisX(g: Sel, x: d3.ScaleLinear<number, number>, bottom: number, plotHeight: number): void {
