@@ -69,6 +69,8 @@ export interface CsvCheck {
   k: number;
   classNames: string[];
   classCounts: number[];
+  /** Warnings that did not stop the import (e.g. label forms unified). */
+  warnings: string[];
 }
 
 export type CsvOutcome<T> = { ok: true; value: T } | { ok: false; error: UserCsvErrorInfo };
@@ -145,8 +147,8 @@ const api = {
   async checkCsv(req: CsvRequest): Promise<CsvOutcome<CsvCheck>> {
     try {
       const { text } = await csvText(req.source);
-      const { dataset: ds, classCounts } = parseUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels });
-      return { ok: true, value: { id: ds.id, N: ds.N, d: ds.d, k: ds.k, classNames: ds.classNames, classCounts } };
+      const { dataset: ds, classCounts, warnings } = parseUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels });
+      return { ok: true, value: { id: ds.id, N: ds.N, d: ds.d, k: ds.k, classNames: ds.classNames, classCounts, warnings } };
     } catch (e) {
       return csvFailure(e);
     }

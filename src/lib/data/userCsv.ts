@@ -7,19 +7,26 @@ import { csvParseRows } from 'd3-dsv';
 import type { Dataset } from '../types.ts';
 import { canonicalSha256 } from './canonical.ts';
 import { DatasetError, formatBytes } from './errors.ts';
-import { classCounts, encodeLabels } from './labels.ts';
+import { classCounts, DECIMAL_NUMBER, encodeLabels, isDecimalNumber } from './labels.ts';
 
 /** Bigger files are refused before a byte is read (the parse holds the text and X at once). */
 export const USER_CSV_MAX_BYTES = 50 * 1024 * 1024;
 /** More distinct labels than this almost always means the wrong label column. */
 export const USER_CSV_MAX_CLASSES = 100;
 export const USER_ID_PREFIX = 'user:';
+/**
+ * Largest |feature value| accepted. Squared differences of such values (≤ 4e200) summed over any
+ * number of rows or features that fits in memory stay far below float64's 1.8e308, so the
+ * scaler's variance and every kernel's distance or Gram sum stay finite; a file with 1e300 would
+ * import and then fail in every cell.
+ */
+export const USER_CSV_MAX_ABS = 1e100;
 /** The labels tags the presets use (PROTOCOL.md §5.1). */
 export const USER_LABELS_TAGS = [5, 10] as const;
 
 export type UserCsvProblem =
   | 'too-large' | 'empty' | 'header-only' | 'no-features' | 'empty-column-name' | 'duplicate-column'
-  | 'no-label-column' | 'ragged' | 'non-numeric' | 'empty-label' | 'one-class' | 'too-many-classes'
+  | 'no-label-column' | 'ragged' | 'non-numeric' | 'out-of-range' | 'empty-label' | 'one-class' | 'too-many-classes'
   | 'too-few-rows' | 'bad-name'
   /** Not the file's fault: the browser's storage is full ('quota') or something unexpected broke. */
   | 'storage' | 'unexpected';
@@ -144,6 +151,8 @@ export interface ParsedUserCsv {
   classCounts: number[];
   /** Largest labels tag checked (the data supports it and every smaller one). */
   labels: number;
+  /** Things the user should know that did not stop the import (label forms unified, …). */
+  warnings: string[];
 }
 
 /** Rows a class needs for a labels tag (see checkClassSizes). */
@@ -176,23 +185,14 @@ export function parseUserCsv(text: string, opts: UserCsvOptions): ParsedUserCsv 
       throw new UserCsvError('ragged', `Row ${line} has ${cells.length} cells; the header has ${header.length} columns. ` +
         'Every row needs one value per column (check for a missing or extra comma).', { row: line });
     }
-    for (let j = 0; j < d; j++) {
-      const cell = cells[fIdx[j]];
-      const v = cell.trim() === '' ? NaN : Number(cell);
-      if (!Number.isFinite(v)) {
-        const column = header[fIdx[j]];
-        const what = cell.trim() === '' ? 'is empty' : `is ${quote(cell)}, not a number`;
-        throw new UserCsvError('non-numeric', `Row ${line}, column ${quote(column)} ${what}. Feature columns must hold numbers only ` +
-          '(no missing values); if this is the label, choose it as the label column.', { row: line, column });
-      }
-      X[r * d + j] = v;
-    }
+    for (let j = 0; j < d; j++) X[r * d + j] = featureValue(cells[fIdx[j]], line, header[fIdx[j]]);
     const label = cells[lIdx].trim();
     if (label === '') {
       throw new UserCsvError('empty-label', `Row ${line} has no value in the label column ${quote(labelColumn)}.`, { row: line, column: labelColumn });
     }
     raw[r] = label;
   }
+  const warnings = unifyLabelForms(raw, labelColumn);
   const { y, labels: classNames } = encodeLabels(raw);
   const k = classNames.length;
   if (k > USER_CSV_MAX_CLASSES) {
@@ -204,7 +204,61 @@ export function parseUserCsv(text: string, opts: UserCsvOptions): ParsedUserCsv 
   }
   const counts = classCounts(y, k);
   checkClassSizes(labelColumn, classNames, counts, labels);
-  return { dataset: { id, N, d, k, X, y, featureNames: fIdx.map((j) => header[j]), classNames }, labelColumn, classCounts: counts, labels };
+  return { dataset: { id, N, d, k, X, y, featureNames: fIdx.map((j) => header[j]), classNames }, labelColumn, classCounts: counts, labels, warnings };
+}
+
+/** One feature cell as a number: decimal only, finite, |x| ≤ USER_CSV_MAX_ABS; else a UserCsvError naming row and column. */
+function featureValue(cell: string, line: number, column: string): number {
+  const text = cell.trim();
+  const where = `Row ${line}, column ${quote(column)}`;
+  const rule = 'Feature columns take decimal numbers only (like 12, -0.5 or 3e-4), no missing values';
+  if (text === '') {
+    throw new UserCsvError('non-numeric', `${where} is empty. ${rule}; if this is the label, choose it as the label column.`, { row: line, column });
+  }
+  if (!DECIMAL_NUMBER.test(text)) {
+    const kind = /^[+-]?0[xX]/.test(text) ? ', a hexadecimal literal' : /^[+-]?0[bB]/.test(text) ? ', a binary literal'
+      : /^[+-]?0[oO]/.test(text) ? ', an octal literal' : /^[+-]?(inf(inity)?|nan)$/i.test(text) ? ', not a finite number' : ', not a number';
+    throw new UserCsvError('non-numeric', `${where} is ${quote(cell)}${kind}. ${rule}; if this is the label, choose it as the label column.`, { row: line, column });
+  }
+  const v = Number(text);
+  if (!(Math.abs(v) <= USER_CSV_MAX_ABS)) {
+    throw new UserCsvError('out-of-range', `${where} is ${quote(cell)}, outside the supported range |x| ≤ ${USER_CSV_MAX_ABS}: ` +
+      'squares and sums of such values overflow the float64 arithmetic of the scaler and the models. Feature columns take decimal numbers ' +
+      `within ±${USER_CSV_MAX_ABS}; rescale the column (for example to other units or its logarithm).`, { row: line, column });
+  }
+  return v;
+}
+
+/**
+ * One label type per column: when every label is a decimal number, labels are compared as numbers,
+ * so "1" and "1.0" are one class (written as the form seen first), and a warning says so. When the
+ * column also holds text, labels compare as text and a warning says which numbers stay apart.
+ * Rewrites `raw` in place; returns the warnings.
+ */
+function unifyLabelForms(raw: string[], labelColumn: string): string[] {
+  const formsByValue = new Map<number, string[]>();
+  let text: string | null = null;
+  for (const label of raw) {
+    if (!isDecimalNumber(label)) {
+      text ??= label;
+      continue;
+    }
+    const forms = formsByValue.get(Number(label));
+    if (!forms) formsByValue.set(Number(label), [label]);
+    else if (!forms.includes(label)) forms.push(label);
+  }
+  const clashes = [...formsByValue.values()].filter((forms) => forms.length > 1);
+  if (clashes.length === 0) return [];
+  const listed = clashes.slice(0, 3).map((forms) => forms.slice(0, 4).map(quote).join(' and ')).join('; ') + (clashes.length > 3 ? `; and ${clashes.length - 3} more` : '');
+  if (text !== null) {
+    return [`The label column ${quote(labelColumn)} holds text (such as ${quote(text)}) as well as numbers, so its labels are compared as text: ` +
+      `${listed} are different classes although they are the same number. Write each class one way if they are the same class.`];
+  }
+  const canonical = new Map<string, string>();
+  for (const forms of clashes) for (const f of forms) canonical.set(f, forms[0]);
+  for (let i = 0; i < raw.length; i++) raw[i] = canonical.get(raw[i]) ?? raw[i];
+  return [`Labels ${listed} in the column ${quote(labelColumn)} differ only in form; they were read as one class each ` +
+    `(${clashes.slice(0, 3).map((forms) => quote(forms[0])).join(', ')}). Write each class one way to silence this warning.`];
 }
 
 /**

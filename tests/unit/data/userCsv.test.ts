@@ -61,7 +61,7 @@ describe('user CSV checks: each problem has its own message with row / column / 
 
   it('an empty feature cell, an empty label, a missing label column and an unnamed column', () => {
     expect(problemOf(() => parseUserCsv('a,b,c\n1,,x\n', { name: 'x' })).message).toBe(
-      'Row 2, column "b" is empty. Feature columns must hold numbers only (no missing values); if this is the label, choose it as the label column.');
+      'Row 2, column "b" is empty. Feature columns take decimal numbers only (like 12, -0.5 or 3e-4), no missing values; if this is the label, choose it as the label column.');
     const noLabel = problemOf(() => parseUserCsv('a,b,c\n1,2,x\n1,3,\n', { name: 'x' }));
     expect([noLabel.problem, noLabel.message]).toEqual(['empty-label', 'Row 3 has no value in the label column "c".']);
     const missing = problemOf(() => parseUserCsv('a,b\n1,x\n', { name: 'x', labelColumn: 'class' }));
@@ -83,6 +83,54 @@ describe('user CSV checks: each problem has its own message with row / column / 
     expect(userDatasetId('Café données')).toBe('user:cafe-donnees');
     expect(problemOf(() => userDatasetId('  ')).problem).toBe('bad-name');
     expect(userDatasetId('x'.repeat(100))).toBe(`user:${'x'.repeat(60)}`);
+  });
+});
+
+describe('user CSV: decimal numbers only, safe ranges, one label type per column (issue 12, row 9)', () => {
+  const rows = (cell: string) => `a,b,y\n1,2,x\n3,${cell},z\n`;
+  it.each([
+    ['0x1F', 'a hexadecimal literal'], ['0b1', 'a binary literal'], ['0o7', 'an octal literal'], ['-0X1f', 'a hexadecimal literal'],
+    ['Infinity', 'not a finite number'], ['-inf', 'not a finite number'], ['NaN', 'not a finite number'], ['1_000', 'not a number'], ['1e', 'not a number'],
+  ])('refuses %s with row, column and "decimal numbers only"', (cell, kind) => {
+    const e = problemOf(() => parseUserCsv(rows(cell), { name: 'x', labels: 0 }));
+    expect([e.problem, e.row, e.column]).toEqual(['non-numeric', 3, 'b']);
+    expect(e.message).toBe(`Row 3, column "b" is ${JSON.stringify(cell)}, ${kind}. Feature columns take decimal numbers only (like 12, -0.5 or 3e-4), ` +
+      'no missing values; if this is the label, choose it as the label column.');
+  });
+
+  it.each(['1e400', '-1e400', '1e300', '1.0000001e100', '-2e101'])('refuses %s as out of range (|x| ≤ 1e100) before any cell can overflow', (cell) => {
+    const e = problemOf(() => parseUserCsv(rows(cell), { name: 'x', labels: 0 }));
+    expect([e.problem, e.row, e.column]).toEqual(['out-of-range', 3, 'b']);
+    expect(e.message).toContain(`Row 3, column "b" is ${JSON.stringify(cell)}, outside the supported range |x| ≤ 1e+100`);
+    expect(e.message).toContain('decimal numbers');
+  });
+
+  it('accepts every decimal form and the range edge: 1e100, -1e100, .5, 5., +3, 1E-5, 1e-320', () => {
+    const p = parseUserCsv('a,y\n1e100,x\n-1e100,z\n.5,x\n5.,z\n+3,x\n1E-5,z\n1e-320,x\n', { name: 'x', labels: 0 });
+    expect(Array.from(p.dataset.X)).toEqual([1e100, -1e100, 0.5, 5, 3, 1e-5, 1e-320]);
+    expect(p.warnings).toEqual([]);
+  });
+
+  it('numeric labels that differ only in form ("1", "1.0", "1e0") are one class, with a warning', () => {
+    const p = parseUserCsv('f,y\n1,1\n2,1.0\n3,2\n4,1e0\n5,2.00\n6,2\n', { name: 'x', labels: 0 });
+    expect(p.dataset.k).toBe(2);
+    expect(p.dataset.classNames).toEqual(['1', '2']);
+    expect(Array.from(p.dataset.y)).toEqual([0, 0, 1, 0, 1, 1]);
+    expect(p.warnings).toEqual(['Labels "1" and "1.0" and "1e0"; "2" and "2.00" in the column "y" differ only in form; they were read as one class each ("1", "2"). Write each class one way to silence this warning.']);
+  });
+
+  it('a column that mixes text and numbers compares labels as text, and warns which numbers stay apart', () => {
+    const p = parseUserCsv('f,y\n1,1\n2,1.0\n3,cat\n4,1\n5,1.0\n6,cat\n', { name: 'x', labels: 0 });
+    expect(p.dataset.classNames).toEqual(['1', '1.0', 'cat']);
+    expect(p.warnings).toEqual(['The label column "y" holds text (such as "cat") as well as numbers, so its labels are compared as text: "1" and "1.0" are different classes although they are the same number. Write each class one way if they are the same class.']);
+    // Hex-looking labels are text, so they sort as text, not as 31.
+    expect(parseUserCsv('f,y\n1,0x1F\n2,4\n3,0x1F\n4,4\n', { name: 'x', labels: 0 }).dataset.classNames).toEqual(['0x1F', '4']);
+  });
+
+  it('unified labels hash like the file written one way', async () => {
+    const a = await buildUserDataset('f,y\n1,1\n2,1.0\n3,2\n4,2.0\n', { name: 'x', labels: 0 });
+    const b = await buildUserDataset('f,y\n1,1\n2,1\n3,2\n4,2\n', { name: 'x', labels: 0 });
+    expect(a.dataset.sha256).toBe(b.dataset.sha256);
   });
 });
 
