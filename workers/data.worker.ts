@@ -60,6 +60,8 @@ export interface CsvRequest {
   labelColumn: string;
   /** Largest labels tag the dataset must support. */
   labels: number;
+  /** The user confirmed replacing a stored dataset of the same id with other content. */
+  replace?: boolean;
 }
 
 export interface CsvCheck {
@@ -158,7 +160,7 @@ const api = {
   async importCsv(req: CsvRequest): Promise<CsvOutcome<UserDatasetMeta>> {
     try {
       const { text, bytes } = await csvText(req.source);
-      const meta = await saveUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels, source: req.sourceName, fileBytes: bytes }, userStore);
+      const meta = await saveUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels, source: req.sourceName, fileBytes: bytes, replace: req.replace === true }, userStore);
       return { ok: true, value: meta };
     } catch (e) {
       return csvFailure(e);

@@ -13,8 +13,8 @@ import { parseBytes, type SourceFormat } from './parse.ts';
 import { DATASETS, isBuiltinDatasetId, type DatasetInfo, type DatasetSource } from './registry.ts';
 import { hashAndVerify, toCanonical, type DatasetSpec } from './verify.ts';
 import { canonicalSha256 } from './canonical.ts';
-import { buildUserDataset, isUserDatasetId, type UserCsvOptions } from './userCsv.ts';
-import { UserDatasetStore, type UserDatasetMeta } from './userStore.ts';
+import { buildUserDataset, isUserDatasetId, UserCsvError, type UserCsvOptions } from './userCsv.ts';
+import { UserDatasetExistsError, UserDatasetStore, type UserDatasetMeta } from './userStore.ts';
 
 export { DatasetError, type DatasetErrorInfo, type DatasetErrorKind } from './errors.ts';
 export { DatasetCache, type DatasetMeta } from './cache.ts';
@@ -235,18 +235,25 @@ export async function deleteUserDataset(id: string, store: UserDatasetStore | nu
 }
 
 /**
- * Parses, checks, hashes and stores a user's CSV under userDatasetId(opts.name), replacing a
- * dataset of the same id. Throws UserCsvError (what is wrong, with row and column) or
- * DatasetError 'quota'.
+ * Parses, checks, hashes and stores a user's CSV under userDatasetId(opts.name). A dataset of the
+ * same id with other content is replaced only with `replace: true`; otherwise UserCsvError
+ * 'exists' (carrying the stored entry). Throws UserCsvError (what is wrong, with row and column)
+ * or DatasetError 'quota'.
  */
-export async function saveUserCsv(text: string, opts: UserCsvOptions & { source: string; fileBytes: number; clock?: () => number },
+export async function saveUserCsv(text: string, opts: UserCsvOptions & { source: string; fileBytes: number; clock?: () => number; replace?: boolean },
   store: UserDatasetStore | null = defaultUserStore()): Promise<UserDatasetMeta> {
   const built = await buildUserDataset(text, opts);
   if (!store) throw new Error('saveUserCsv: no IndexedDB here to store the dataset in.');
-  return store.put(built.dataset, {
-    name: opts.name, labelColumn: built.labelColumn, classCounts: built.classCounts, labels: built.labels,
-    source: opts.source, fileBytes: opts.fileBytes, createdAt: (opts.clock ?? Date.now)(),
-  });
+  try {
+    return await store.put(built.dataset, {
+      name: opts.name, labelColumn: built.labelColumn, classCounts: built.classCounts, labels: built.labels,
+      source: opts.source, fileBytes: opts.fileBytes, createdAt: (opts.clock ?? Date.now)(),
+    }, { replace: opts.replace });
+  } catch (e) {
+    if (!(e instanceof UserDatasetExistsError)) throw e;
+    const { id, name, sha256, N, d, createdAt } = e.existing;
+    throw new UserCsvError('exists', e.message, { existing: { id, name, sha256, N, d, createdAt, newSha256: built.dataset.sha256 } });
+  }
 }
 
 export interface VerifyReport {

@@ -28,6 +28,8 @@ export type UserCsvProblem =
   | 'too-large' | 'empty' | 'header-only' | 'no-features' | 'empty-column-name' | 'duplicate-column'
   | 'no-label-column' | 'ragged' | 'non-numeric' | 'out-of-range' | 'empty-label' | 'one-class' | 'too-many-classes'
   | 'too-few-rows' | 'bad-name'
+  /** The id holds a dataset with other content; saving needs the user's confirmation to replace it. */
+  | 'exists'
   /** Not the file's fault: the browser's storage is full ('quota') or something unexpected broke. */
   | 'storage' | 'unexpected';
 
@@ -36,19 +38,34 @@ export class UserCsvError extends DatasetError {
   readonly problem: UserCsvProblem;
   readonly row?: number;
   readonly column?: string;
+  readonly existing?: ExistingUserDataset;
 
-  constructor(problem: UserCsvProblem, message: string, where: { row?: number; column?: string } = {}) {
+  constructor(problem: UserCsvProblem, message: string, where: { row?: number; column?: string; existing?: ExistingUserDataset } = {}) {
     super({ kind: 'parse', retryable: false, message });
     this.name = 'UserCsvError';
     this.problem = problem;
     this.row = where.row;
     this.column = where.column;
+    this.existing = where.existing;
   }
 
   /** Plain record for the worker boundary (comlink keeps only an Error's message). */
   toInfo(): UserCsvErrorInfo {
-    return { problem: this.problem, message: this.message, row: this.row, column: this.column };
+    const info: UserCsvErrorInfo = { problem: this.problem, message: this.message, row: this.row, column: this.column };
+    if (this.existing) info.existing = { ...this.existing };
+    return info;
   }
+}
+
+/** The stored dataset a save would replace (problem 'exists'), and the new content's hash. */
+export interface ExistingUserDataset {
+  id: string;
+  name: string;
+  sha256: string;
+  N: number;
+  d: number;
+  createdAt: number;
+  newSha256: string;
 }
 
 export interface UserCsvErrorInfo {
@@ -56,6 +73,7 @@ export interface UserCsvErrorInfo {
   message: string;
   row?: number;
   column?: string;
+  existing?: ExistingUserDataset;
 }
 
 export function isUserDatasetId(id: string): boolean {

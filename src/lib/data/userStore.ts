@@ -32,6 +32,35 @@ export interface UserDatasetMeta {
   bytes: number;
   /** Milliseconds since the epoch. */
   createdAt: number;
+  /**
+   * Contents this id held before a confirmed replacement, newest first (at most 20): runs record
+   * the SHA-256 they used, so a run on an earlier content stays identifiable.
+   */
+  replaced?: ReplacedContent[];
+}
+
+export interface ReplacedContent {
+  sha256: string;
+  name: string;
+  createdAt: number;
+  replacedAt: number;
+}
+
+/** What saving over an existing id with different content found there (the caller asks the user). */
+export class UserDatasetExistsError extends Error {
+  readonly existing: UserDatasetMeta;
+  constructor(existing: UserDatasetMeta) {
+    super(`A dataset with the id ${existing.id} is already stored ('${existing.name}', SHA-256 ${existing.sha256.slice(0, 12)}…, ` +
+      `${existing.N} rows × ${existing.d} features) with different content. Replace it, or give the new one another name. ` +
+      'Runs made on the stored content keep its SHA-256, so they stay identifiable.');
+    this.name = 'UserDatasetExistsError';
+    this.existing = existing;
+  }
+}
+
+export interface UserPutOptions {
+  /** Replace a stored dataset of the same id with different content (the user confirmed). Default false. */
+  replace?: boolean;
 }
 
 interface UserDatasetRecord extends UserDatasetMeta {
@@ -51,14 +80,23 @@ function isQuotaError(e: unknown): boolean {
 
 function metaOf(r: UserDatasetMeta): UserDatasetMeta {
   const { id, name, sha256, N, d, k, labelColumn, classNames, classCounts, labels, source, fileBytes, bytes, createdAt } = r;
-  return { id, name, sha256, N, d, k, labelColumn, classNames: classNames.slice(), classCounts: classCounts.slice(), labels, source, fileBytes, bytes, createdAt };
+  const meta: UserDatasetMeta = { id, name, sha256, N, d, k, labelColumn, classNames: classNames.slice(), classCounts: classCounts.slice(), labels, source, fileBytes, bytes, createdAt };
+  if (r.replaced?.length) meta.replaced = r.replaced.map((e) => ({ ...e }));
+  return meta;
 }
+
+const MAX_REPLACED = 20;
 
 export class UserDatasetStore extends RacDbClient {
 
 
-  /** Stores (or replaces) a dataset; a full disk gives DatasetError 'quota' and changes nothing. */
-  async put(ds: Dataset, meta: UserPutMeta): Promise<UserDatasetMeta> {
+  /**
+   * Stores a dataset. An id that holds different content is refused with UserDatasetExistsError
+   * unless `replace` (checked in the same transaction as the write, so two tabs cannot race);
+   * a replacement remembers the old SHA-256 in `replaced`. Same content: the entry is updated.
+   * A full disk gives DatasetError 'quota' and changes nothing.
+   */
+  async put(ds: Dataset, meta: UserPutMeta, opts: UserPutOptions = {}): Promise<UserDatasetMeta> {
     const { xType, X } = compactX(ds.X);
     const y = ds.y.slice();
     const rec: UserDatasetRecord = {
@@ -68,7 +106,20 @@ export class UserDatasetStore extends RacDbClient {
     const db = await this.open();
     try {
       const tx = db.transaction([STORE.userDatasets, STORE.userDatasetMeta], 'readwrite');
-      await Promise.all([tx.objectStore(STORE.userDatasets).put(rec), tx.objectStore(STORE.userDatasetMeta).put(metaOf(rec)), tx.done]);
+      const metaStore = tx.objectStore(STORE.userDatasetMeta);
+      const old = (await metaStore.get(ds.id)) as UserDatasetMeta | undefined;
+      if (old && old.sha256 !== ds.sha256) {
+        if (!opts.replace) {
+          tx.abort();
+          await tx.done.catch(() => undefined);
+          throw new UserDatasetExistsError(metaOf(old));
+        }
+        const entry: ReplacedContent = { sha256: old.sha256, name: old.name, createdAt: old.createdAt, replacedAt: meta.createdAt };
+        rec.replaced = [entry, ...(old.replaced ?? [])].slice(0, MAX_REPLACED);
+      } else if (old?.replaced) {
+        rec.replaced = old.replaced;
+      }
+      await Promise.all([tx.objectStore(STORE.userDatasets).put(rec), metaStore.put(metaOf(rec)), tx.done]);
     } catch (e) {
       if (!isQuotaError(e)) throw e;
       const free = await this.freeSpaceNote();

@@ -174,6 +174,38 @@ describe('user CSV parse', () => {
 });
 
 describe('user dataset store', () => {
+  it('a second dataset with an existing id and other content is refused unless replace; the old hash is kept (issue 12, row 3)', async () => {
+    const store = new UserDatasetStore({ dbName: freshName() });
+    const text = csv('valid.csv');
+    const first = await saveUserCsv(text, { name: 'My Iris', source: 'valid.csv', fileBytes: text.length, clock: () => 1000 }, store);
+    // Other content (one value changed), a name with the same slug.
+    const other = text.replace('0.239', '0.240');
+    const e = await saveUserCsv(other, { name: 'my iris', source: 'other.csv', fileBytes: other.length, clock: () => 2000 }, store)
+      .then(() => { throw new Error('expected a refusal'); }, (err: unknown) => err);
+    expect(e).toBeInstanceOf(UserCsvError);
+    const err = e as UserCsvError;
+    expect(err.problem).toBe('exists');
+    expect(err.message).toContain(`A dataset with the id user:my-iris is already stored ('My Iris', SHA-256 ${VALID_SHA.slice(0, 12)}…, 72 rows × 3 features) with different content.`);
+    expect(err.existing).toMatchObject({ id: 'user:my-iris', name: 'My Iris', sha256: VALID_SHA, createdAt: 1000 });
+    expect(err.existing?.newSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(err.existing?.newSha256).not.toBe(VALID_SHA);
+    expect(err.toInfo().existing).toEqual(err.existing);
+    // Nothing changed.
+    expect(await listUserDatasets(store)).toEqual([first]);
+    expect((await loadDataset('user:my-iris', { userStore: store })).sha256).toBe(VALID_SHA);
+
+    // The same content again is no replacement: saved without asking.
+    expect((await saveUserCsv(text, { name: 'My Iris', source: 'again.csv', fileBytes: text.length, clock: () => 1500 }, store)).sha256).toBe(VALID_SHA);
+
+    // Confirmed: replaced, and the old content's hash is remembered.
+    const replaced = await saveUserCsv(other, { name: 'my iris', source: 'other.csv', fileBytes: other.length, clock: () => 2000, replace: true }, store);
+    expect(replaced.sha256).toBe(err.existing?.newSha256);
+    expect(replaced.replaced).toEqual([{ sha256: VALID_SHA, name: 'My Iris', createdAt: 1500, replacedAt: 2000 }]);
+    expect((await listUserDatasets(store))[0].replaced).toEqual(replaced.replaced);
+    expect((await loadDataset('user:my-iris', { userStore: store })).sha256).toBe(replaced.sha256);
+    await store.close();
+  });
+
   it('round trip: save -> list -> loadDataset by id (no network) -> same hash; delete', async () => {
     const store = new UserDatasetStore({ dbName: freshName() });
     const text = csv('valid.csv');
