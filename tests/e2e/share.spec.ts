@@ -81,7 +81,7 @@ test('export JSON and CSV, re-import the JSON', async ({ page }) => {
   const csvPath = tmp('export.csv');
   await csv.saveAs(csvPath);
   const lines = readFileSync(csvPath, 'utf8').split('\r\n');
-  expect(lines[0]).toBe('dataset,setting,labels,algorithm,family,t,t_index,seed,status,accuracy,n_correct,n_test,fit_ms,predict_ms,backend,protocol_mode,protocol_version,protocol_quirks,dataset_sha256');
+  expect(lines[0]).toBe('dataset,setting,labels,algorithm,family,t,t_index,seed,status,accuracy,n_correct,n_test,fit_ms,predict_ms,backend,protocol_mode,protocol_version,protocol_quirks,dataset_sha256,reason');
   expect(lines).toHaveLength(866);
 
   const [svg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);

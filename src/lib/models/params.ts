@@ -44,6 +44,16 @@ function satisfies(c: Constraint, v: unknown): boolean {
   return true;
 }
 
+/** The value as a message shows it: NaN and ±Infinity by name (JSON would say null), strings quoted. */
+export function describeGot(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint' || value === undefined) return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 /** Throws a ParamError for the first unknown or invalid parameter. */
 export function validateParams(estimator: string, table: ConstraintTable, params: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(params)) {
@@ -55,7 +65,7 @@ export function validateParams(estimator: string, table: ConstraintTable, params
     }
     if (!satisfies(c, value)) {
       throw new ParamError(
-        `The '${key}' parameter of ${estimator} must be ${describe(c)}. Got ${JSON.stringify(value)} instead.`,
+        `The '${key}' parameter of ${estimator} must be ${describe(c)}. Got ${describeGot(value)} instead.`,
       );
     }
   }

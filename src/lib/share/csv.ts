@@ -9,7 +9,7 @@ import type { CellResult, RunRecord } from '../suite/schema.ts';
 export const CSV_COLUMNS = [
   'dataset', 'setting', 'labels', 'algorithm', 'family', 't', 't_index', 'seed', 'status', 'accuracy',
   'n_correct', 'n_test', 'fit_ms', 'predict_ms', 'backend', 'protocol_mode', 'protocol_version', 'protocol_quirks',
-  'dataset_sha256',
+  'dataset_sha256', 'reason',
 ] as const;
 
 /** One CSV field: numbers as they are; text quoted when needed and defused when formula-like. */
@@ -25,7 +25,7 @@ function row(c: CellResult): (string | number | null)[] {
   return [
     c.dataset.id, c.setting, c.labels, c.algorithm.name, c.algorithm.family, c.t, c.t_index, c.seed, c.outcome.status,
     c.outcome.accuracy, c.outcome.n_correct, c.outcome.n_test, c.timing.fit_ms, c.timing.predict_ms, c.env.backend,
-    c.protocol.mode, c.protocol.version, c.protocol.quirks, c.dataset.sha256,
+    c.protocol.mode, c.protocol.version, c.protocol.quirks, c.dataset.sha256, c.outcome.reason ?? null,
   ];
 }
 

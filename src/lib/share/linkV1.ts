@@ -15,7 +15,8 @@ import { parseRun, SchemaError, type CellResult, type RunRecord } from '../suite
 
 /** The split hash written into cells rebuilt from a link (links do not carry them). */
 export const NO_SPLIT_HASH = '0'.repeat(64);
-const STATUSES = ['ok', 'skipped', 'failed'] as const;
+// 'degenerate' (index 3) was appended in issue 12: links made before it never hold a 3, so they decode as before.
+const STATUSES = ['ok', 'skipped', 'failed', 'degenerate'] as const;
 
 /** Per-cell columns, in this order. Every value is an integer; -1 means "none" in index columns. */
 export const V1_COLUMNS = [
@@ -127,7 +128,7 @@ export function unpackV1(x: unknown, maxCells: number): RunRecord {
     const at = (c: Column) => col(c)[i];
     const where = (c: Column) => `cols.${c}[${i}]`;
     const status = STATUSES[at('status')];
-    if (status === undefined) throw new SchemaError(where('status'), `expected 0, 1 or 2, got ${at('status')}`);
+    if (status === undefined) throw new SchemaError(where('status'), `expected 0, 1, 2 or 3, got ${at('status')}`);
     const setting = SETTINGS[at('setting')];
     if (setting === undefined) throw new SchemaError(where('setting'), `expected 0, 1 or 2, got ${at('setting')}`);
     const split = pick('split', at('split'), where('split'), true);

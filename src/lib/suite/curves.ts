@@ -60,7 +60,7 @@ export interface CurveRecord extends CurveStats {
   baseline: boolean;
   /** Seeds with at least one scored cell, ascending. */
   seeds: number[];
-  /** Cells of this curve that failed or were skipped. */
+  /** Cells of this curve that failed, were skipped or are degenerate (no score). */
   nNotOk: number;
   /** Repeated (t, seed) cells; the first one was used. */
   nDuplicates: number;

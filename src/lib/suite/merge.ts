@@ -39,7 +39,7 @@ export function mergeRuns(runs: readonly RunRecord[]): RunRecord {
   }
   const union = <T>(xs: T[][]) => [...new Set(xs.flat())];
   const first = runs[0];
-  return {
+  const merged: RunRecord = {
     ...first,
     id: `merged-${first.id}`,
     finished_at: runs.map((r) => r.finished_at ?? '').sort().at(-1) || null,
@@ -54,4 +54,33 @@ export function mergeRuns(runs: readonly RunRecord[]): RunRecord {
     },
     cells: [...cells.values()],
   };
+  refusePlanHoles(merged);
+  return merged;
+}
+
+/**
+ * The merged plan is the union of the shards' axes; it must not list cells that no file holds
+ * (a missing shard, shards of different plans). Counted without expanding the grid; the first
+ * missing key is found by walking the grid only as far as needed.
+ */
+export function refusePlanHoles(run: RunRecord): void {
+  const p = run.plan;
+  const expected = p.datasets.length * p.settings.length * p.labels.length * p.algorithms.length * p.seeds.length * p.tIndices.length;
+  const present = new Set(run.cells.map(resultKey));
+  if (present.size >= expected) return;
+  let first = '';
+  search: for (const dataset of p.datasets)
+    for (const setting of p.settings)
+      for (const labels of p.labels)
+        for (const algorithm of p.algorithms)
+          for (const seed of p.seeds)
+            for (const tIndex of p.tIndices) {
+              const key = cellKey({ dataset, setting, labels, algorithm, tIndex, seed });
+              if (!present.has(key)) {
+                first = key;
+                break search;
+              }
+            }
+  throw new Error(`The merged plan lists ${expected} cells but the files hold ${present.size}: ${expected - present.size} cells do not exist ` +
+    `(first: ${first}). Merge every shard of one plan (rac-bench run --shard i/n writes shard i), or run the missing cells.`);
 }

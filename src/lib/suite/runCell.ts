@@ -134,6 +134,17 @@ export async function runCell(
     } as CellResult;
   }
 
+  if (split.test.length === 0) {
+    return {
+      ...base,
+      algorithm: algoRecord(null),
+      split: splitRecord,
+      outcome: { status: 'degenerate', reason: noTestReason(cell.labels, splitRecord.n_labeled, splitRecord.n_unlabeled), ...emptyOutcome },
+      timing: { fit_ms: 0, predict_ms: 0, steps: 0 },
+      created_at: ctx.isoTime(),
+    } as CellResult;
+  }
+
   let model: Estimator | null = null;
   try {
     model = await algorithm.create(plan.mode, plan.options);
@@ -181,6 +192,12 @@ export async function runCell(
   } finally {
     model?.dispose();
   }
+}
+
+/** Why a cell without test rows has no score (issue 12, row 10: never "ok" with no accuracy). */
+export function noTestReason(labels: number, nLabeled: number, nUnlabeled: number): string {
+  return `No test rows: labels = ${labels} takes every row of the source side as labeled (${nLabeled} rows; ${nUnlabeled} unlabeled), ` +
+    'so nothing is left to score. Choose a smaller labels value.';
 }
 
 /** A baseline's t > 0 cell: the t = 0 result reported at another t (PROTOCOL.md §7.1, §8.2). */

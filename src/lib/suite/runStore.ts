@@ -34,7 +34,7 @@ export interface StoredRun {
 export interface StoredCell {
   runId: string;
   key: string;
-  status: 'ok' | 'skipped' | 'failed';
+  status: CellResult['outcome']['status'];
   /** The cell record; null when no record could be made (the worker crashed twice). */
   result: CellResult | null;
   /** Why it failed when `result` is null (or the record's own reason). */

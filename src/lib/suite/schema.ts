@@ -208,11 +208,16 @@ const SplitRecordSchema = v.pipe(
   ),
 );
 
-type OutcomeShape = { status: string; accuracy: number | null; n_correct: number; n_test: number; n_nan_rows: number };
+type OutcomeShape = { status: string; reason?: string; accuracy: number | null; n_correct: number; n_test: number; n_nan_rows: number };
 
 const OutcomeSchema = v.pipe(
   v.strictObject({
-    status: oneOf(['ok', 'skipped', 'failed'] as const),
+    /**
+     * ok: scored. skipped: not run (empty U, §5.5). failed: the fit or predict threw.
+     * degenerate: ran to the end but nothing can be scored (e.g. no test rows). Every status but
+     * ok carries its reason.
+     */
+    status: oneOf(['ok', 'skipped', 'failed', 'degenerate'] as const),
     reason: v.optional(text(MAX_TEXT)),
     accuracy: v.nullable(num(0, 1, 'a number between 0 and 1 (or null when the cell did not score)')),
     n_correct: count(),
@@ -230,7 +235,7 @@ const OutcomeSchema = v.pipe(
   ),
   v.forward(
     v.check(
-      (o) => (o.status === 'ok' ? o.accuracy !== null || o.n_test === 0 : o.accuracy === null),
+      (o) => (o.status === 'ok' ? o.accuracy !== null : o.accuracy === null),
       (i) => {
         const o = i.input as OutcomeShape;
         return o.status === 'ok'
@@ -239,6 +244,13 @@ const OutcomeSchema = v.pipe(
       },
     ),
     ['accuracy'],
+  ),
+  v.forward(
+    v.check(
+      (o) => o.status === 'ok' || (o.reason !== undefined && o.reason.trim() !== ''),
+      (i) => `expected a reason for a cell with status "${(i.input as OutcomeShape).status}"`,
+    ),
+    ['reason'],
   ),
   v.forward(
     v.check(

@@ -81,7 +81,7 @@ describe('malformed cells are rejected with a path-bearing message', () => {
     ['accuracy inconsistent with counts', (c) => setPath(c, 'outcome.accuracy', 0.8), 'outcome.accuracy: accuracy 0.8 does not equal n_correct / n_test = 54/60'],
     ['ok cell without accuracy', (c) => setPath(c, 'outcome.accuracy', null), 'outcome.accuracy: expected a number for a cell with status "ok", got null'],
     ['failed cell with accuracy', (c) => setPath(c, 'outcome.status', 'failed'), 'outcome.accuracy: expected null for a cell with status "failed", got 0.9'],
-    ['unknown status', (c) => setPath(c, 'outcome.status', 'done'), 'outcome.status: expected one of "ok", "skipped", "failed", got "done"'],
+    ['unknown status', (c) => setPath(c, 'outcome.status', 'done'), 'outcome.status: expected one of "ok", "skipped", "failed", "degenerate", got "done"'],
     ['n_correct > n_test', (c) => setPath(c, 'outcome.n_correct', 61), 'outcome.n_correct: n_correct (61) exceeds n_test (60)'],
     ['n_nan_rows > n_test', (c) => setPath(c, 'outcome.n_nan_rows', 70), 'outcome.n_nan_rows: n_nan_rows (70) exceeds n_test (60)'],
     ['flattened_from_t0 a string', (c) => setPath(c, 'outcome.flattened_from_t0', 'yes'), 'outcome.flattened_from_t0: expected true or false, got "yes"'],

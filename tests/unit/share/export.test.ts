@@ -42,7 +42,7 @@ describe('CSV export', () => {
     const fields = lines[7].split(',');
     expect(fields.slice(0, 12)).toEqual(['iris', 'distribution', '5', 'xgb', 'baseline', '0', '0', '1', 'ok', '0.8', '48', '60']);
     expect(fields[12]).toBe(String(c.timing.fit_ms));
-    expect(fields.slice(14)).toEqual(['wasm', 'rsb', '1.0.0', 'rsb', c.dataset.sha256]);
+    expect(fields.slice(14)).toEqual(['wasm', 'rsb', '1.0.0', 'rsb', c.dataset.sha256, '']);
   });
 });
 
