@@ -17,7 +17,7 @@
  */
 import { parseBackendPref, type BackendPref } from '../lib/env/device.ts';
 import { EXPLAIN_KEYS, parseViewState, SORT_COLUMNS, type ExplainKey, type MetricForm, type ResultsViewState } from '../lib/charts/viewState.ts';
-import type { PT } from '../lib/metrics/index.ts';
+import { validatePT, type PT } from '../lib/metrics/index.ts';
 import { defaultPlanOptions, type PlanOptions, type RunPlanSpec } from '../lib/suite/plan.ts';
 import { formatIntegerList, parseLabels, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
 import { SETTINGS, T_GRID, type ProtocolMode, type Quirks, type Setting } from '../lib/types.ts';
@@ -113,6 +113,7 @@ function decodePT(raw: string): PT {
   const [kind, rest = ''] = raw.split(':', 2);
   const nums = rest.split(',').map(Number);
   const candidate = kind === 'beta' ? { kind, alpha: nums[0], beta: nums[1] } : kind === 'grid' ? { kind, weights: nums } : { kind };
+  if (kind === 'beta') validatePT(candidate); // its message (e.g. the supported range) goes into the notice
   const pt = parseViewState({ pt: candidate }).pt;
   if (pt.kind !== kind) throw new Error('expected uniform, beta:a,b or grid: and six weights');
   return pt;

@@ -3,7 +3,7 @@
  * control so the user sees where the weight goes. A detached SVG, like racChart.
  */
 import * as d3 from 'd3';
-import { logBeta } from '../metrics/index.ts';
+import { logBetaDensity } from '../metrics/incompleteBeta.ts';
 import { SVG_NS } from './racChart.ts';
 
 export interface BetaDensityOptions {
@@ -22,7 +22,7 @@ export const betaDensityDefaults = { width: 120, height: 36, samples: 60, pad: 2
 /** Beta(α, β) density at t ∈ (0, 1). */
 export function betaPdf(t: number, alpha: number, beta: number): number {
   if (t <= 0 || t >= 1) return t === 0 ? (alpha < 1 ? Infinity : alpha === 1 ? beta : 0) : beta < 1 ? Infinity : beta === 1 ? alpha : 0;
-  return Math.exp((alpha - 1) * Math.log(t) + (beta - 1) * Math.log1p(-t) - logBeta(alpha, beta));
+  return Math.exp(logBetaDensity(t, alpha, beta));
 }
 
 /** The density sparkline. Samples at the midpoints of equal slices, so unbounded ends stay finite. */

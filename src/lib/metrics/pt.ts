@@ -10,8 +10,20 @@ export type PT = { kind: 'uniform' } | { kind: 'beta'; alpha: number; beta: numb
 
 export const UNIFORM_PT: PT = Object.freeze({ kind: 'uniform' });
 
-function isPositiveFinite(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0;
+/**
+ * The Beta shapes the numerics are tested for: the incomplete beta is checked against mpmath from
+ * 1e-6 to 3e300 (tests/unit/metrics/largeBetaGoldens.json); outside that a P_T is refused rather
+ * than trusted. Beyond about 1e15 the weight is a point mass at α/(α+β) anyway.
+ */
+export const PT_BETA_RANGE = Object.freeze({ min: 1e-6, max: 1e300 });
+
+/** Why `v` cannot be the Beta shape `name` (α or β), or null when it can. */
+export function betaShapeError(v: unknown, name: string): string | null {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return `${name} must be a finite number > 0, got ${String(v)}.`;
+  if (v < PT_BETA_RANGE.min || v > PT_BETA_RANGE.max) {
+    return `${name} must be between ${PT_BETA_RANGE.min} and ${PT_BETA_RANGE.max} (the range the incomplete beta is tested for), got ${v}.`;
+  }
+  return null;
 }
 
 /** Throws a MetricInputError unless `pt` is a well-formed P_T. */
@@ -25,9 +37,8 @@ export function validatePT(pt: unknown): asserts pt is PT {
       return;
     case 'beta':
       for (const key of ['alpha', 'beta'] as const) {
-        if (!isPositiveFinite(p[key])) {
-          throw new MetricInputError(`P_T beta: ${key} must be a finite number > 0, got ${String(p[key])}.`);
-        }
+        const error = betaShapeError(p[key], key);
+        if (error) throw new MetricInputError(`P_T beta: ${error}`);
       }
       return;
     case 'grid': {
