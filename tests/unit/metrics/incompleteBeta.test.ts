@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { logBeta, logGamma, regularizedIncompleteBeta } from '../../../src/lib/metrics/incompleteBeta.ts';
 import goldens from './goldens.json' with { type: 'json' };
+import largeGoldens from './largeBetaGoldens.json' with { type: 'json' };
 
 describe('regularizedIncompleteBeta against mpmath (50 digits)', () => {
   const cases = goldens.incompleteBeta as { x: number; a: number; b: number; value: number }[];
@@ -51,5 +52,33 @@ describe('logGamma / logBeta', () => {
     // B(2,5) = 1/30; B(30,40) from mpmath: log = -48.52267546098548 (rounded)
     expect(logBeta(2, 5)).toBeCloseTo(Math.log(1 / 30), 14);
     expect(logBeta(0.5, 0.5)).toBeCloseTo(Math.log(Math.PI), 14);
+  });
+});
+
+describe('regularizedIncompleteBeta at large and tiny shapes (issue 12, row 6)', () => {
+  const cases = largeGoldens as { x: number; a: number; b: number; value: number }[];
+  // One shape small and the other huge: the continued fraction loses digits near the mean (documented in incompleteBeta.ts).
+  const lopsided = (c: { a: number; b: number }) => Math.min(c.a, c.b) < 1e8 && Math.max(c.a, c.b) >= 1e5 * Math.min(c.a, c.b);
+  it(`converges and matches ${cases.length} mpmath values (quad of the density, 40+ digits): 1e-11, lopsided shapes 1e-5`, () => {
+    let worst = 0;
+    let worstLopsided = 0;
+    for (const c of cases) {
+      const got = regularizedIncompleteBeta(c.x, c.a, c.b);
+      const err = Math.abs(got - c.value);
+      expect(err, `I_${c.x}(${c.a}, ${c.b}) = ${got}, want ${c.value}`).toBeLessThanOrEqual(lopsided(c) ? 1e-5 : 1e-11);
+      if (lopsided(c)) worstLopsided = Math.max(worstLopsided, err);
+      else worst = Math.max(worst, err);
+    }
+    console.log(`large/tiny shapes: ${cases.length} values, worst |error| ${worst.toExponential(2)} (lopsided ${worstLopsided.toExponential(2)})`);
+  });
+
+  it('never throws for accepted P_T shapes, and is monotone in x around the mean of Beta(1e100, 2e100)', () => {
+    for (const [a, b] of [[1e300, 1e300], [1e-6, 1e300], [1e300, 1e-6], [1e-6, 1e-6], [1e100, 1], [1, 1e100]]) {
+      for (const x of [0, 1e-300, 0.2, 0.5, 0.8, 1 - 1e-16, 1]) {
+        const v = regularizedIncompleteBeta(x, a, b);
+        expect(v >= 0 && v <= 1, `I_${x}(${a}, ${b}) = ${v}`).toBe(true);
+      }
+    }
+    expect(() => regularizedIncompleteBeta(0.5, 1e308, 1e308)).toThrow(/a \+ b must be finite/);
   });
 });
