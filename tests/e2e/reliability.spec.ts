@@ -76,7 +76,7 @@ test('row 6: a Beta P_T beyond the supported range is refused inline and never w
   await alpha.fill('1e100');
   await expect(pt.getByRole('alert')).toHaveText('');
   await expect.poll(() => page.evaluate(() => decodeURIComponent(location.hash))).toContain('beta:1e+100,');
-  await page.getByRole('checkbox', { name: 'EA' }).check();
+  await page.getByRole('checkbox', { name: 'EA', exact: true }).check();
   await expect(page.locator('svg.rac-chart .explain-ea').first()).toBeAttached();
   await expect(page.getByTestId('panel-grid').locator('figure svg.rac-chart')).toHaveCount(12);
   expect(errors).toEqual([]);
