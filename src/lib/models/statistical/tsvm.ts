@@ -28,7 +28,8 @@ import type { Matrix } from '../../types.ts';
 import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
 import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
 import { RbfKernel, scaleGamma } from './svm/kernel.ts';
-import { fitBinarySvc, svcDecision, type BinarySvcModel } from './svm/svc.ts';
+import { fitBinarySvc, svcDecision, warmAfterFlips, type BinarySvcModel } from './svm/svc.ts';
+import type { SmoWarmStart } from './svm/smo.ts';
 import { yieldToEventLoop } from '../yieldToEventLoop.ts';
 
 export interface TSVMParams {
@@ -94,6 +95,11 @@ export class TSVM implements Estimator {
   private fitted: TSVMFitted | null = null;
   private lastInfo: FitInfo = {};
   private busy = false;
+  /**
+   * Warm-start each SMO solve on L ∪ U from the previous solution (α swapped with the two flipped
+   * labels; kept as is when C_u grows). false = every solve from α = 0 (the reference).
+   */
+  warmStart = true;
 
   constructor(params: Partial<TSVMParams> = {}) {
     const given = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
@@ -197,11 +203,11 @@ export class TSVM implements Estimator {
     let nRounds = 0;
     for (let c = Cu; c < Cl; c = Math.min(2 * c, Cl)) nRounds++;
 
-    const fit = async (kernel: RbfKernel, y: Int8Array, C: Float64Array): Promise<BinarySvcModel> => {
+    const fit = async (kernel: RbfKernel, y: Int8Array, C: Float64Array, warm?: () => SmoWarmStart): Promise<BinarySvcModel> => {
       throwIfAborted(ctx.signal);
       if (ctx.signal) await yieldToEventLoop();
       throwIfAborted(ctx.signal);
-      const m = fitBinarySvc(kernel, y, C, smo);
+      const m = fitBinarySvc(kernel, y, C, warm && this.warmStart ? { ...smo, warm: warm() } : smo);
       trace.fits++;
       trace.smoIterations += m.nIter;
       return m;
@@ -219,9 +225,14 @@ export class TSVM implements Estimator {
     const C = new Float64Array(nl + nu).fill(Cl);
     let cu = Cu;
     let round = 0;
+    let onLU = false; // the L-only model lives on another kernel: no warm start from it
     while (cu < Cl) {
       C.fill(cu, nl);
-      model = await fit(kernelLU, yAll, C);
+      // α and u stay valid when the U bounds grow (α_i ≤ old C_u < new C_u); v is rebuilt from
+      // the rows now at their bound.
+      const prev = model;
+      model = await fit(kernelLU, yAll, C, onLU ? () => ({ alpha: prev.alpha, u: prev.u }) : undefined);
+      onLU = true;
       let nPos = 0;
       for (let j = nl; j < nl + nu; j++) if (yAll[j] === 1) nPos++;
       if (nPos === 0 || nPos === nu) {
@@ -245,10 +256,18 @@ export class TSVM implements Estimator {
             }
           }
           if (!(a > 0 && b > 0 && a + b > 2)) break;
+          const yOld = Int8Array.from(yAll);
           yAll[ia] = -yAll[ia];
           yAll[ib] = -yAll[ib];
           trace.swaps++;
-          model = await fit(kernelLU, yAll, C);
+          // Swapping α_ia and α_ib with the labels keeps Σ y_i α_i = 0 (both share C_u).
+          const prev = model;
+          model = await fit(kernelLU, yAll, C, () => {
+            const alpha = Float64Array.from(prev.alpha);
+            alpha[ia] = prev.alpha[ib];
+            alpha[ib] = prev.alpha[ia];
+            return warmAfterFlips(prev, kernelLU, yOld, yAll, alpha, C, [ia, ib]);
+          });
         }
       }
       cu = Math.min(2 * cu, Cl);

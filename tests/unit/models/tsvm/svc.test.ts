@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RbfKernel, scaleGamma } from '../../../../src/lib/models/statistical/svm/kernel.ts';
-import { fitBinarySvc, svcDecision } from '../../../../src/lib/models/statistical/svm/svc.ts';
+import { fitBinarySvc, svcDecision, warmAfterFlips } from '../../../../src/lib/models/statistical/svm/svc.ts';
 
 interface SvcCase {
   name: string;
@@ -84,5 +84,44 @@ describe('binary SVC (SMO) against scikit-learn 1.2.1 SVC (tests/fixtures/svm/sv
     expect(m.trainingDecision[0]).toBeCloseTo(-1, 12);
     expect(m.trainingDecision[1]).toBeCloseTo(1, 12);
     expect(m.intercept).toBeCloseTo(0, 12);
+  });
+});
+
+describe('warm starts (TSVM swaps)', () => {
+  it('warmAfterFlips carries u and v exactly as recomputed from α, and the warm solve reaches the cold optimum', () => {
+    const c = cases[0];
+    const { model, kernel } = fit(c);
+    const n = c.X.length;
+    const C = Float64Array.from(c.sampleWeight, (w) => c.C * w);
+    const yOld = Int8Array.from(c.y);
+    // Flip one positive and one negative row that share a bound, swapping their α (TSVM's move).
+    const ia = yOld.findIndex((v, i) => v === 1 && model.alpha[i] > 0);
+    const ib = yOld.findIndex((v, i) => v === -1 && C[i] === C[ia]);
+    const yNew = Int8Array.from(yOld);
+    yNew[ia] = -1;
+    yNew[ib] = 1;
+    const alpha = Float64Array.from(model.alpha);
+    alpha[ia] = model.alpha[ib];
+    alpha[ib] = model.alpha[ia];
+    const warm = warmAfterFlips(model, kernel, yOld, yNew, alpha, C, [ia, ib]);
+    // Solver labels are −y: u_j = Σ −y_i α_i K_ij, v_j = Σ_{α_i = C_i} −y_i C_i K_ij.
+    for (let j = 0; j < n; j++) {
+      let u = 0;
+      let v = 0;
+      for (let i = 0; i < n; i++) {
+        const k = kernel.row(i)[j];
+        u += -yNew[i] * alpha[i] * k;
+        if (alpha[i] >= C[i]) v += -yNew[i] * C[i] * k;
+      }
+      expect(Math.abs(warm.u![j] - u)).toBeLessThan(1e-9);
+      expect(Math.abs(warm.v![j] - v)).toBeLessThan(1e-9);
+    }
+    const cold = fitBinarySvc(kernel, yNew, C);
+    const hot = fitBinarySvc(kernel, yNew, C, { warm });
+    expect(hot.nIter).toBeLessThan(cold.nIter);
+    const Xt = Float64Array.from(Float32Array.from(c.Xtest.flat()));
+    const a = svcDecision(cold, Xt, c.Xtest.length);
+    const b = svcDecision(hot, Xt, c.Xtest.length);
+    for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-2); // 10 × the SMO tolerance
   });
 });

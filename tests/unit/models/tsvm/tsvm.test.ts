@@ -27,8 +27,9 @@ const ctx = () => ({ rng: mt(0) });
 
 describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/tsvm.json)', () => {
   for (const c of cases) {
-    it(`${c.name}: swaps, fits, support size, decision scores and predictions`, async () => {
+    it(`${c.name}: swaps, fits, support size, decision scores and predictions (cold solves)`, async () => {
       const m = new TSVM();
+      m.warmStart = false;
       await m.fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), c.k, ctx());
       const info = m.info();
       expect(info.tsvm_multiclass).toBe(c.k > 2 ? 'ovr-reconstructed' : 'binary');
@@ -51,6 +52,25 @@ describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/ts
         expect(s).toBeCloseTo(1, 5);
       }
       expect(m.info().nNanRows).toBe(0);
+    });
+
+    it(`${c.name}: warm-started solves take the same swaps and predictions, decisions within the solver tolerance`, async () => {
+      const cold = new TSVM();
+      cold.warmStart = false;
+      await cold.fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), c.k, ctx());
+      const warm = new TSVM();
+      await warm.fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), c.k, ctx());
+      const per = (m: TSVM) => (m.info().perClass as BinaryTsvmTrace[]).map((p) => [p.positiveClass, p.swaps, p.fits]);
+      expect(per(warm)).toEqual(per(cold));
+      // Warm starts skip most of the SMO work.
+      expect(Number(warm.info().nIter)).toBeLessThan(Number(cold.info().nIter));
+      const a = cold.decisionScores(mat(c.Xtest));
+      const b = warm.decisionScores(mat(c.Xtest));
+      for (let i = 0; i < a.length; i++) {
+        if (a[i] === -Infinity) expect(b[i]).toBe(-Infinity);
+        else expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-2); // 10 × the SMO tolerance
+      }
+      expect(Array.from(argmaxRows(await warm.predictProba(mat(c.Xtest)), c.Xtest.length, c.k))).toEqual(c.predicted);
     });
   }
 

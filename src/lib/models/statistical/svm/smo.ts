@@ -38,6 +38,20 @@ export interface SmoOptions {
    * stable within a class). Default: 0..n−1.
    */
   order?: Int32Array;
+  /**
+   * Warm start from a feasible α (0 ≤ α_i ≤ C_i, Σ y_i α_i = 0), e.g. the previous TSVM solution
+   * after a label swap or a C_u increase (libsvm's Solver accepts an initial α the same way).
+   * `u` and `v` (optional) carry the gradient pieces so that no kernel row is needed:
+   * u_j = Σ_i y_i α_i K_ij and v_j = Σ_{α_i = C_i} C_i y_i K_ij, with y as handed to this solver.
+   * All by original row index.
+   */
+  warm?: SmoWarmStart;
+}
+
+export interface SmoWarmStart {
+  alpha: Float64Array;
+  u?: Float64Array;
+  v?: Float64Array;
 }
 
 export interface SmoResult {
@@ -51,6 +65,9 @@ export interface SmoResult {
   converged: boolean;
   /** Dual objective ½αᵀQα − eᵀα. */
   objective: number;
+  /** u_j = Σ_i y_i α_i K_ij and v_j = Σ_{α_i = C_i} C_i y_i K_ij (see SmoOptions.warm), by original row. */
+  u: Float64Array;
+  v: Float64Array;
 }
 
 /**
@@ -80,6 +97,31 @@ export function solveSmo(kernel: RbfKernel, yin: Int8Array, Cin: Float64Array, o
   const G = new Float64Array(l).fill(-1); // G = p = −e at α = 0
   const Gbar = new Float64Array(l); // Σ over upper-bounded j of C_j Q_ij
   const status = new Uint8Array(l); // all LOWER
+  const warm = opts.warm;
+  if (warm) {
+    if (warm.alpha.length !== l) throw new RangeError(`solveSmo: warm.alpha must have ${l} entries; got ${warm.alpha.length}.`);
+    for (let p = 0; p < l; p++) {
+      alpha[p] = Math.min(Math.max(warm.alpha[perm[p]], 0), C[p]);
+      status[p] = alpha[p] >= C[p] ? UPPER : alpha[p] <= 0 ? LOWER : FREE;
+    }
+    if (warm.u) for (let p = 0; p < l; p++) G[p] = y[p] * warm.u[perm[p]] - 1;
+    if (warm.v) for (let p = 0; p < l; p++) Gbar[p] = y[p] * warm.v[perm[p]];
+    // libsvm Solver::Solve: G = p + Σ_{α_i > 0} α_i Q_i, G_bar = Σ_{α_i = C_i} C_i Q_i.
+    if (!warm.u || !warm.v) {
+      for (let i = 0; i < l; i++) {
+        if (status[i] === LOWER || (warm.u && status[i] !== UPPER)) continue;
+        const Ki = kernel.row(perm[i]);
+        if (!warm.u) {
+          const ai = alpha[i] * y[i];
+          for (let j = 0; j < l; j++) G[j] += ai * y[j] * Ki[perm[j]];
+        }
+        if (!warm.v && status[i] === UPPER) {
+          const ci = C[i] * y[i];
+          for (let j = 0; j < l; j++) Gbar[j] += ci * y[j] * Ki[perm[j]];
+        }
+      }
+    }
+  }
   let activeSize = l;
   let unshrink = false;
 
@@ -345,11 +387,15 @@ export function solveSmo(kernel: RbfKernel, yin: Int8Array, Cin: Float64Array, o
 
   const alphaOut = new Float64Array(l);
   const GOut = new Float64Array(l);
+  const uOut = new Float64Array(l);
+  const vOut = new Float64Array(l);
   let objective = 0;
   for (let p = 0; p < l; p++) {
     alphaOut[perm[p]] = alpha[p];
     GOut[perm[p]] = G[p];
+    uOut[perm[p]] = y[p] * (G[p] + 1);
+    vOut[perm[p]] = y[p] * Gbar[p];
     objective += alpha[p] * (G[p] - 1);
   }
-  return { alpha: alphaOut, G: GOut, rho, nIter: iter, converged, objective: objective / 2 };
+  return { alpha: alphaOut, G: GOut, rho, nIter: iter, converged, objective: objective / 2, u: uOut, v: vOut };
 }

@@ -7,7 +7,7 @@
  * walk the same path (tie-breaks in working-set selection depend on the sign), and flip back.
  */
 import { RbfKernel } from './kernel.ts';
-import { solveSmo, type SmoOptions } from './smo.ts';
+import { solveSmo, type SmoOptions, type SmoWarmStart } from './smo.ts';
 
 export interface BinarySvcModel {
   gamma: number;
@@ -24,6 +24,42 @@ export interface BinarySvcModel {
   converged: boolean;
   /** Support-vector rows, row-major (support.length × d), for prediction. */
   svX: Float64Array;
+  /** The dual solution α (by training row), to warm-start the next solve on the same rows. */
+  alpha: Float64Array;
+  /** The solver's gradient pieces u, v (SmoWarmStart, solver labels −y), for warmAfterFlips. */
+  u: Float64Array;
+  v: Float64Array;
+}
+
+/**
+ * Warm start for the next solve on the same kernel rows after the labels of `rows` flipped (±1
+ * labels `yNew`) and their α became `alphaNew[rows]` (bounds C unchanged): u and v are updated
+ * with one kernel row per changed row instead of one per support vector.
+ */
+export function warmAfterFlips(
+  model: BinarySvcModel,
+  kernel: RbfKernel,
+  yOld: Int8Array,
+  yNew: Int8Array,
+  alphaNew: Float64Array,
+  C: Float64Array,
+  rows: number[],
+): SmoWarmStart {
+  const u = Float64Array.from(model.u);
+  const v = Float64Array.from(model.v);
+  const n = kernel.n;
+  for (const i of rows) {
+    // Solver labels are −y (see fitBinarySvc).
+    const du = -yNew[i] * alphaNew[i] + yOld[i] * model.alpha[i];
+    const dv = (alphaNew[i] >= C[i] ? -yNew[i] * C[i] : 0) - (model.alpha[i] >= C[i] ? -yOld[i] * C[i] : 0);
+    if (du === 0 && dv === 0) continue;
+    const Ki = kernel.row(i);
+    for (let j = 0; j < n; j++) {
+      u[j] += du * Ki[j];
+      v[j] += dv * Ki[j];
+    }
+  }
+  return { alpha: alphaNew, u, v };
 }
 
 /**
@@ -68,6 +104,9 @@ export function fitBinarySvc(kernel: RbfKernel, y: Int8Array, C: Float64Array, o
     nIter: res.nIter,
     converged: res.converged,
     svX,
+    alpha: res.alpha,
+    u: res.u,
+    v: res.v,
   };
 }
 
