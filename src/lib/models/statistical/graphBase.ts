@@ -67,6 +67,8 @@ export interface GraphComputeOptions {
    * instead of iterating it; same n_iter and F up to rounding. false = the direct loop (reference).
    */
   fastPropagation: boolean;
+  /** Memory for the fast path's stored matrix powers (bisection); beyond it, window walks. */
+  fastPropagationBudgetBytes: number;
 }
 
 export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.freeze({
@@ -75,6 +77,7 @@ export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.free
   blockRows: 1024,
   cacheBytes: 512 * 1024 * 1024,
   fastPropagation: true,
+  fastPropagationBudgetBytes: 512 * 1024 * 1024,
 });
 
 /** Everything learned by `fit` (sklearn's trailing-underscore attributes). */
@@ -217,6 +220,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
         // From here on the loop is affine: jump through it (same stopping step, same F).
         const res = await propagateAffine({
           G, deg: spec.rowDivisor, n, nl, k, F, step: it, maxIter, tol,
+          powerBudgetBytes: this.compute.fastPropagationBudgetBytes,
           tick: async (step, what) => {
             ctx.onProgress?.({ fraction: step / maxIter, message: `${this.name}: step ${step}, ${what}` });
             await yieldToLoop();

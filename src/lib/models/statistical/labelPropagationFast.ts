@@ -8,16 +8,16 @@
  * so we run in scaled coordinates z = s^½ F_u, b = s^½ B, y = s^½ ΔF_u:
  *   z ← S z + b,   y_{m+1} = S y_m,   ‖ΔF_m‖₁ = Σ |y_m| / s^½.
  * Leaps of g = 2^p steps use S^g (built by symmetric squaring) and c_g = Σ_{i<g} S^i b:
- *   [z, y] ← S^g [z, y] + [c_g, 0]. A leap whose landing norm is below tol is undone and the window
- * is walked one step at a time, so the first step with Σ|ΔF| < tol is found exactly (assuming
- * ‖ΔF‖₁ does not dip below tol and come back inside one window of g steps; it decays like the
- * spectrum of the PSD matrix S). Squaring is adaptive: it is done once the leaps at the current level
- * have cost as much as a squaring, and never past g ≈ n_u/k (the final window walk would cost more).
+ *   [z, y] ← S^g [z, y] + [c_g, 0]. When a leap lands below tol, the first crossing inside it is
+ * found by bisection down the stored powers S^(2^q) and a final single step (or, when the powers do
+ * not fit `powerBudgetBytes`, by walking the window one step at a time). This assumes ‖ΔF‖₁ does not
+ * dip below tol and come back inside one leap (it decays with the spectrum of the PSD matrix S; the
+ * tests compare every path with the direct loop). Squaring is adaptive: it happens once the leaps
+ * at the current level have cost as much as a squaring.
  *
- * Cost: ≈ log₂g symmetric squarings (n_u³/2 each) + 2·n_iter/g products n_u²·2k, instead of
- * n_iter products n_u²·k. The direct loop in graphBase.ts stays the reference path.
+ * Cost: ≈ log₂g symmetric squarings (n_u³/2 each) + n_iter/g + log₂g products n_u²·2k, instead
+ * of n_iter products n_u²·k. The direct loop in graphBase.ts stays the reference path.
  */
-import { matMulGF64 } from './graphKernel.ts';
 
 export interface AffineLpInput {
   /** The iteration matrix G (n×n, row-major; G = D⁻¹W) — read only. */
@@ -32,6 +32,8 @@ export interface AffineLpInput {
   step: number;
   maxIter: number;
   tol: number;
+  /** Memory for the stored powers S^(2^p) (bisection); default 512 MiB. */
+  powerBudgetBytes?: number;
   /** Called between heavy operations (abort checks, progress, event-loop yields). */
   tick?: (step: number, what: string) => Promise<void>;
 }
@@ -120,6 +122,60 @@ export async function symSquare(A: Float64Array, m: number, tick?: () => Promise
   return C;
 }
 
+/**
+ * out (m×c) = A (m×m) · X (m×c), row-major. X is transposed first; then 2 rows × 4 columns per
+ * register block (8 accumulators, 6 loads per step): ≈ 1.5× matMulGF64 for the leaps' c = 2k.
+ */
+export function mulSquare(A: Float64Array, m: number, X: Float64Array, c: number, out: Float64Array): void {
+  const Xt = new Float64Array(m * c);
+  for (let l = 0; l < m; l++) for (let j = 0; j < c; j++) Xt[j * m + l] = X[l * c + j];
+  let i = 0;
+  for (; i + 2 <= m; i += 2) {
+    const a0 = i * m;
+    const a1 = a0 + m;
+    let j = 0;
+    for (; j + 4 <= c; j += 4) {
+      const b0 = j * m;
+      const b1 = b0 + m;
+      const b2 = b1 + m;
+      const b3 = b2 + m;
+      let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
+      for (let l = 0; l < m; l++) {
+        const x0 = A[a0 + l];
+        const x1 = A[a1 + l];
+        const y0 = Xt[b0 + l];
+        const y1 = Xt[b1 + l];
+        const y2 = Xt[b2 + l];
+        const y3 = Xt[b3 + l];
+        s00 += x0 * y0; s01 += x0 * y1; s02 += x0 * y2; s03 += x0 * y3;
+        s10 += x1 * y0; s11 += x1 * y1; s12 += x1 * y2; s13 += x1 * y3;
+      }
+      out[i * c + j] = s00; out[i * c + j + 1] = s01; out[i * c + j + 2] = s02; out[i * c + j + 3] = s03;
+      out[(i + 1) * c + j] = s10; out[(i + 1) * c + j + 1] = s11; out[(i + 1) * c + j + 2] = s12; out[(i + 1) * c + j + 3] = s13;
+    }
+    for (; j < c; j++) {
+      const b0 = j * m;
+      let s0 = 0;
+      let s1 = 0;
+      for (let l = 0; l < m; l++) {
+        s0 += A[a0 + l] * Xt[b0 + l];
+        s1 += A[a1 + l] * Xt[b0 + l];
+      }
+      out[i * c + j] = s0;
+      out[(i + 1) * c + j] = s1;
+    }
+  }
+  for (; i < m; i++) {
+    const a0 = i * m;
+    for (let j = 0; j < c; j++) {
+      const b0 = j * m;
+      let s = 0;
+      for (let l = 0; l < m; l++) s += A[a0 + l] * Xt[b0 + l];
+      out[i * c + j] = s;
+    }
+  }
+}
+
 /** ‖ΔF‖₁ from the scaled difference y (m×k) and 1/√s. */
 function l1Unscaled(y: Float64Array, invRoot: Float64Array, m: number, k: number): number {
   let total = 0;
@@ -187,10 +243,11 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
 
   const Q1 = S; // S itself stays for single steps
   const tmp = new Float64Array(m * k);
+  let g = 1;
   const singleStep = (zIn: Float64Array, yOut: Float64Array): Float64Array => {
     // z' = S z + b; y = z' − z.
     const zNew = new Float64Array(m * k);
-    matMulGF64(Q1, zIn, m, k, zNew);
+    mulSquare(Q1, m, zIn, k, zNew);
     for (let i = 0; i < zNew.length; i++) {
       zNew[i] += b[i];
       yOut[i] = zNew[i] - zIn[i];
@@ -213,25 +270,65 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
   a++;
   if (a >= maxIter) return result(z, maxIter, false);
 
-  // Leap state: P = S^g, c = Σ_{i<g} S^i b.
-  let g = 1;
-  let P: Float64Array = S;
-  let c = Float64Array.from(b);
+  // Leap levels: powers[p] = S^(2^p), cs[p] = Σ_{i<2^p} S^i b. While every level fits the memory
+  // budget, a crossing inside a leap is located by bisection down the levels; otherwise only the
+  // top level is kept and the window is walked one step at a time (then g stays ≤ n_u/k).
+  const powers: (Float64Array | null)[] = [S];
+  const cs: Float64Array[] = [Float64Array.from(b)];
+  let level = 0;
+  let allLevels = true;
+  const budget = input.powerBudgetBytes ?? 512 * 1024 * 1024;
   // Costs in units of one product n_u²·k: a leap is 2, a squaring ≈ n_u/(2k) + 1.
   const squareCost = m / (2 * k) + 1;
-  const gMax = Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, m / k))));
+  const walkMax = Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, m / k))));
   let spentAtLevel = 0;
   const packed = new Float64Array(m * 2 * k);
   const prod = new Float64Array(m * 2 * k);
+  const leap = (q: number, zIn: Float64Array, yIn: Float64Array): [Float64Array, Float64Array] => {
+    pack(zIn, yIn, m, k, packed);
+    mulSquare(powers[q]!, m, packed, 2 * k, prod);
+    const z2 = new Float64Array(m * k);
+    const y2 = new Float64Array(m * k);
+    const k2 = 2 * k;
+    const cq = cs[q];
+    for (let i = 0; i < m; i++) {
+      for (let cc = 0; cc < k; cc++) {
+        z2[i * k + cc] = prod[i * k2 + cc] + cq[i * k + cc];
+        y2[i * k + cc] = prod[i * k2 + k + cc];
+      }
+    }
+    leaps++;
+    return [z2, y2];
+  };
+  // Per-step log decay of ‖ΔF‖₁, measured across leaps: it predicts the steps still to go, and a
+  // squaring pays off when those would take more than `squareCost` leaps at the current length.
+  let rate = 0;
+  let lastNorm = -1;
+  let lastStep = -1;
   for (;;) {
     // Check at step a (a ≤ maxIter − 1 here), as the loop does at the top of iteration a.
-    if (l1Unscaled(y, invRoot, m, k) < tol) return result(z, a, true);
-    if (g < gMax && spentAtLevel >= squareCost && maxIter - a >= 4 * g) {
+    const norm = l1Unscaled(y, invRoot, m, k);
+    if (norm < tol) return result(z, a, true);
+    if (lastNorm > 0 && a > lastStep) rate = Math.log(norm / lastNorm) / (a - lastStep);
+    lastNorm = norm;
+    lastStep = a;
+    const togo = rate < 0 ? Math.min(maxIter - a, Math.log(tol / norm) / rate) : maxIter - a;
+    const worth = spentAtLevel >= squareCost || togo / g > squareCost;
+    if ((allLevels || g < walkMax) && worth && maxIter - a >= 4 * g) {
       // c_{2g} = c_g + S^g c_g, then S^{2g} = (S^g)².
-      matMulGF64(P, c, m, k, tmp);
-      for (let i = 0; i < c.length; i++) c[i] += tmp[i];
+      const P = powers[level]!;
+      mulSquare(P, m, cs[level], k, tmp);
+      const c2 = Float64Array.from(cs[level]);
+      for (let i = 0; i < c2.length; i++) c2[i] += tmp[i];
       if (tick) await tick(a, `squaring to ${2 * g} steps per leap`);
-      P = await symSquare(P, m, tick ? () => tick(a, 'squaring') : undefined);
+      const P2 = await symSquare(P, m, tick ? () => tick(a, 'squaring') : undefined);
+      if (allLevels && (level + 2) * m * m * 8 > budget) {
+        allLevels = false;
+        for (let q = 0; q <= level; q++) if (q > 0) powers[q] = null; // S itself stays for single steps
+      } else if (!allLevels && level > 0) powers[level] = null;
+      level++;
+      powers[level] = P2;
+      cs[level] = c2;
       g *= 2;
       squarings++;
       spentAtLevel = 0;
@@ -244,22 +341,23 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
       if (a >= maxIter) return result(z, maxIter, false);
       continue;
     }
-    pack(z, y, m, k, packed);
-    matMulGF64(P, packed, m, 2 * k, prod);
-    const z2 = new Float64Array(m * k);
-    const y2 = new Float64Array(m * k);
-    const k2 = 2 * k;
-    for (let i = 0; i < m; i++) {
-      for (let cc = 0; cc < k; cc++) {
-        z2[i * k + cc] = prod[i * k2 + cc] + c[i * k + cc];
-        y2[i * k + cc] = prod[i * k2 + k + cc];
-      }
-    }
-    leaps++;
+    const [z2, y2] = leap(level, z, y);
     spentAtLevel += 2;
     if (a + g === maxIter) return result(z2, maxIter, false);
     if (g > 1 && l1Unscaled(y2, invRoot, m, k) < tol) {
-      // The first crossing lies in (a, a + g]: walk the window one step at a time.
+      // The first crossing lies in (a, a + g]. Bisection down the stored levels: take each smaller
+      // leap whose landing norm is still ≥ tol; the crossing is then the next single step.
+      if (allLevels) {
+        for (let q = level - 1; q >= 1; q--) {
+          const [z3, y3] = leap(q, z, y);
+          if (l1Unscaled(y3, invRoot, m, k) >= tol) {
+            z = z3;
+            y = y3;
+            a += 2 ** q;
+          }
+        }
+      }
+      // Walk the rest of the window one step at a time (the whole window without bisection).
       for (;;) {
         z = singleStep(z, y);
         singleSteps++;

@@ -27,8 +27,8 @@ interface Run {
   info: Record<string, unknown>;
 }
 
-async function run(fast: boolean, Xl: Matrix, yl: Int32Array, Xu: Matrix, Xe: Matrix, k: number, params: Partial<LabelPropagationParams> = {}): Promise<Run> {
-  const m = new LabelPropagation(params, { precision: 'float64', fastPropagation: fast });
+async function run(fast: boolean, Xl: Matrix, yl: Int32Array, Xu: Matrix, Xe: Matrix, k: number, params: Partial<LabelPropagationParams> = {}, budget?: number): Promise<Run> {
+  const m = new LabelPropagation(params, { precision: 'float64', fastPropagation: fast, ...(budget ? { fastPropagationBudgetBytes: budget } : {}) });
   await m.fit(Xl, yl, Xu, k, { rng: mt(0) });
   const P = await m.predictProba(Xe);
   const F = await m.labelDistributions();
@@ -113,12 +113,15 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
     const Xu: Matrix = { data: Float32Array.from([...X.subarray(2, 60 * d), ...X.subarray(60 * d + 2)]), rows: n - 2, cols: d };
     const Xe = Xu;
     for (const params of [{ tol: 1e-3 }, { tol: 1e-7 }, { tol: 1e-12, maxIter: 3000 }, { tol: 1e-12, maxIter: 257 }]) {
-      const f = await run(true, Xl, yl, Xu, Xe, 2, params);
       const dd = await run(false, Xl, yl, Xu, Xe, 2, params);
-      const where = JSON.stringify(params);
-      expectSame(f, dd, where);
-      expect(Number(f.info.lpSquarings), where).toBeGreaterThan(0);
-      console.log(`slow graph ${where}: n_iter ${dd.nIter} (converged ${dd.converged}); fast path ${JSON.stringify(f.info)}`);
+      // Bisection over stored powers, and (budget for 3 powers only) the window walk.
+      for (const budget of [undefined, 3 * 178 * 178 * 8]) {
+        const f = await run(true, Xl, yl, Xu, Xe, 2, params, budget);
+        const where = `${JSON.stringify(params)} budget ${budget ?? 'default'}`;
+        expectSame(f, dd, where);
+        expect(Number(f.info.lpSquarings), where).toBeGreaterThan(0);
+        console.log(`slow graph ${where}: n_iter ${dd.nIter} (converged ${dd.converged}); fast path ${JSON.stringify(f.info)}`);
+      }
     }
   }, 300_000);
 
