@@ -5,7 +5,8 @@
  *
  *   npm run drill [-- --kills 6 --seed 1 --browser 1 --port 4207]
  *
- * 1. CLI kills: `rac-bench run --out F` on a ~270-cell plan is SIGKILLed at seeded random moments,
+ * 1. CLI kills: `rac-bench run --out F` on a 270-cell plan is SIGKILLed at seeded random moments
+ *    (0–300 ms after a random cell count is reported),
  *    then the same command is run again to the end. A resume is a rerun that reports cells already
  *    done ("Resuming: X of N"); cells lost = cells reported finished before the kill that the rerun
  *    did not take over; the final file must hold every cell of the plan once.
@@ -48,14 +49,21 @@ const random = rng(Number(opt.seed));
 const PLAN = ['--dataset', 'iris', '--setting', 'all', '--labels', '5', '--algorithms', 'lp,ls,ssgmm', '--seeds', '0-4', '--t', 'all'];
 const SMALL = ['--dataset', 'wine', '--setting', 'distribution', '--labels', '5', '--algorithms', 'ls', '--seeds', '0-1', '--t', 'all'];
 
-/** Runs rac-bench; `killAfterMs` sends SIGKILL then. Resolves with stderr, exit code and signal. */
-function cli(args, { killAfterMs = null, env = {} } = {}) {
+/**
+ * Runs rac-bench. `killAtCells` sends SIGKILL `killDelayMs` after the CLI has reported that many
+ * finished cells (a moment inside the run whatever the machine's speed). Resolves with stderr,
+ * exit code and signal.
+ */
+function cli(args, { killAtCells = null, killDelayMs = 0, env = {} } = {}) {
   return new Promise((res) => {
     const t0 = Date.now();
     const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = killAfterMs === null ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    let timer = null;
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (killAtCells !== null && timer === null && cellsReported(stderr) >= killAtCells) timer = setTimeout(() => child.kill('SIGKILL'), killDelayMs);
+    });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       res({ stderr, code, signal, ms: Date.now() - t0 });
@@ -108,8 +116,9 @@ const kills = Number(opt.kills);
 for (let i = 0; i < kills; i++) {
   const out = join(work, `kill-${i}.json`);
   clean(out);
-  const at = Math.round(b.ms * (0.25 + 0.7 * random()));
-  const k = await cli(['run', ...PLAN, '--out', out], { killAfterMs: at });
+  const target = 1 + Math.floor(random() * (N - 2));
+  const delay = Math.round(random() * 300);
+  const k = await cli(['run', ...PLAN, '--out', out], { killAtCells: target, killDelayMs: delay });
   const before = cellsReported(k.stderr);
   const r = await cli(['run', ...PLAN, '--out', out]);
   const from = resumedFrom(r.stderr);
@@ -122,7 +131,7 @@ for (let i = 0; i < kills; i++) {
     if (from > 0) resumes++;
     lost += Math.max(0, before - from);
   }
-  log(`  kill ${i + 1}: at ${(at / 1000).toFixed(1)} s after ${before} cells reported${k.signal === 'SIGKILL' ? '' : ' (finished before the kill)'}; ` +
+  log(`  kill ${i + 1}: ${delay} ms after cell ${target}, ${before} cells reported${k.signal === 'SIGKILL' ? '' : ' (finished before the kill)'}; ` +
     `rerun resumed ${from}, wrote ${run === 'corrupt' ? 'a corrupt file' : `${keys.size}/${N} cells`}`);
   clean(out);
 }
