@@ -25,6 +25,8 @@ export interface DeepOptions {
   /** Training-mode dropout rates (§7.3: attention 0.2, FFN 0.1). */
   dropoutAttention?: number;
   dropoutFfn?: number;
+  /** Gradient checkpointing per block (default on for the rsb size, where memory needs it). */
+  recompute?: boolean;
 }
 
 export function resolveSize(size: DeepOptions['size'] = 'rsb'): FTSize & { name: string } {
@@ -39,7 +41,7 @@ export function resolveSize(size: DeepOptions['size'] = 'rsb'): FTSize & { name:
 /** The full trainer configuration for d features and `classes` outputs. */
 export function trainerConfig(features: number, classes: number, o: DeepOptions = {}): TrainerConfig {
   const mode = o.mode ?? 'rsb';
-  const { name: _name, ...size } = resolveSize(o.size);
+  const { name, ...size } = resolveSize(o.size);
   const readme = mode === 'readme';
   return {
     shape: { ...size, features, classes },
@@ -58,5 +60,6 @@ export function trainerConfig(features: number, classes: number, o: DeepOptions 
     quirks: o.quirks ?? (readme ? 'fixed' : 'rsb'),
     progressEvery: o.progressEvery ?? 25,
     checkpointEvery: o.checkpointEvery ?? 0,
+    recompute: o.recompute ?? name === 'rsb',
   };
 }

@@ -89,7 +89,7 @@ export class DeepEstimator implements Estimator {
 
   async predictProba(X: Matrix): Promise<Float32Array> {
     if (!this.trainer) throw new NotFittedError(this.name);
-    const logits = await this.trainer.predictLogits(X, this.options.predictBatch ?? 4096);
+    const logits = await this.trainer.predictLogits(X, this.options.predictBatch ?? 512);
     return softmaxRows(logits, X.rows, logits.length / Math.max(X.rows, 1));
   }
 

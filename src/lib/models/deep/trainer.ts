@@ -38,6 +38,8 @@ export interface TrainerConfig {
   progressEvery: number;
   /** 0 = no checkpoints. */
   checkpointEvery: number;
+  /** Recompute block activations in the backward pass (less memory, ≈ +⅓ compute). */
+  recompute: boolean;
 }
 
 /** One step's host draws: batch row ids and standard-normal noise per noisy view (row-major). */
@@ -222,8 +224,8 @@ export class DeepTrainer {
       const io: StepIO = {
         it, steps: cfg.steps, k, quirks: cfg.quirks, xl, yl, u, idxU: draw.idxU,
         idxUT: tf.tensor1d(draw.idxU, 'int32'),
-        teacher: (x) => forward(cfg.shape, P, x, { dropout: dropout() }),
-        shadow: (x) => forward(cfg.shape, S, x, { dropout: dropout() }),
+        teacher: (x) => forward(cfg.shape, P, x, { dropout: dropout(), noGrad: true }),
+        shadow: (x) => forward(cfg.shape, S, x, { dropout: dropout(), noGrad: true }),
         rng: this.streams.method,
       };
       const prep = method.prepare(io);
@@ -233,7 +235,7 @@ export class DeepTrainer {
       const studentDrop = dropout();
       const vars = [...this.params.values()];
       const { value, grads } = tf.variableGrads(() => {
-        const logits = forward(cfg.shape, P, input, { dropout: studentDrop });
+        const logits = forward(cfg.shape, P, input, { dropout: studentDrop, recompute: cfg.recompute });
         const parts = sizes.length > 1 ? tf.split(logits, sizes, 0) : [logits];
         const ls = tf.mean(ceRows(parts[0] as tf.Tensor2D, yl, k)) as tf.Scalar;
         const { lu, mask } = method.unsupervised(io, prep.aux, parts.slice(1) as tf.Tensor2D[], parts[0] as tf.Tensor2D);
@@ -311,13 +313,13 @@ export class DeepTrainer {
   }
 
   /** Eval-mode logits with the EMA shadow (or the raw weights), in batches. */
-  async predictLogits(X: Matrix, batch = 4096, which: 'shadow' | 'params' = 'shadow'): Promise<Float32Array> {
+  async predictLogits(X: Matrix, batch = 512, which: 'shadow' | 'params' = 'shadow'): Promise<Float32Array> {
     const k = this.data.k;
     const out = new Float32Array(X.rows * k);
     const W = Object.fromEntries(which === 'shadow' ? this.shadow : this.params) as FTParams;
     for (let r0 = 0; r0 < X.rows; r0 += batch) {
       const r1 = Math.min(X.rows, r0 + batch);
-      const t = tf.tidy(() => forward(this.cfg.shape, W, tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols])));
+      const t = tf.tidy(() => forward(this.cfg.shape, W, tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]), { noGrad: true }));
       out.set((await t.data()) as Float32Array, r0 * k);
       t.dispose();
     }

@@ -86,7 +86,11 @@ function draw(fx: ParityFixture, it: number, mu: number, weakL: boolean, views: 
 }
 
 /** Runs every check of the fixture on the current tf backend. `only` filters runs by method. */
-export async function checkParity(fx: ParityFixture, only?: (r: ParityRun) => boolean): Promise<ParityResult> {
+export async function checkParity(
+  fx: ParityFixture,
+  only?: (r: ParityRun) => boolean,
+  { recompute = false }: { recompute?: boolean } = {},
+): Promise<ParityResult> {
   const errors: Record<string, number> = {};
   const mismatches: string[] = [];
   const Xl = { data: f32(fx.data.Xl), rows: fx.data.nL, cols: fx.shape.features };
@@ -104,7 +108,7 @@ export async function checkParity(fx: ParityFixture, only?: (r: ParityRun) => bo
     const make = () => {
       const cfg = trainerConfig(fx.shape.features, k, {
         size: fx.shape, mode: run.mode, quirks: run.quirks, steps: fx.steps, batchL: fx.batchL,
-        dropoutAttention: 0, dropoutFfn: 0, progressEvery: 1,
+        dropoutAttention: 0, dropoutFfn: 0, progressEvery: 1, recompute,
       });
       const method = createMethod(run.method, run.mode, run.hyper);
       const streams = { labeled: new MT19937(1), unlabeled: new MT19937(2), noise: new MT19937(3), method: new MT19937(fx.methodSeed), dropoutSeed: 0 };
