@@ -1,13 +1,15 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { mergeRuns } from '../lib/suite/merge.ts';
 import { parseRun } from '../lib/suite/schema.ts';
 import { CliError, required } from './args.ts';
+import { checkOutPath, writeFileAtomic } from './files.ts';
 
 export async function mergeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' } } });
   const out = required(values, 'out');
   if (positionals.length === 0) throw new CliError('merge needs at least one result file.');
+  checkOutPath(out);
   const runs = positionals.map((file) => {
     let json: unknown;
     try {
@@ -22,7 +24,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     }
   });
   const merged = mergeRuns(runs);
-  writeFileSync(out, `${JSON.stringify(merged)}\n`);
+  writeFileAtomic(out, `${JSON.stringify(merged)}\n`);
   process.stderr.write(`Merged ${runs.length} files into ${merged.cells.length} cells: ${out}\n`);
   return 0;
 }

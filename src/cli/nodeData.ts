@@ -1,6 +1,6 @@
 /** Dataset loading for the CLI: embedded iris/wine from the package, others from --data-dir. */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canonicalSha256, parseCanonicalCsv } from '../lib/data/canonical.ts';
 import { DATASETS, DATASET_IDS, isBuiltinDatasetId } from '../lib/data/registry.ts';
@@ -16,6 +16,11 @@ export function checkDatasetId(id: string): void {
 }
 
 export async function loadDatasetNode(id: string, dataDir?: string): Promise<Dataset> {
+  return (await loadDatasetNodeWithSource(id, dataDir)).ds;
+}
+
+/** The dataset and where it came from, as a record says it (`embedded:data/iris.csv`, `file:letter.pq`). */
+export async function loadDatasetNodeWithSource(id: string, dataDir?: string): Promise<{ ds: Dataset; source: string }> {
   checkDatasetId(id);
   const info = DATASETS[id as keyof typeof DATASETS];
   if (info.embedded && info.embeddedPath) {
@@ -25,7 +30,7 @@ export async function loadDatasetNode(id: string, dataDir?: string): Promise<Dat
     if (info.sha256 && sha256 !== info.sha256) {
       throw new CliError(`The embedded copy of ${id} does not match its pinned SHA-256 (${sha256} vs ${info.sha256}).`);
     }
-    return { ...ds, sha256 };
+    return { ds: { ...ds, sha256 }, source: `embedded:${info.embeddedPath}` };
   }
   if (!dataDir) {
     throw new CliError(
@@ -41,5 +46,5 @@ export async function loadDatasetNode(id: string, dataDir?: string): Promise<Dat
   const bytes = new Uint8Array(readFileSync(found));
   const format = found.endsWith('.csv') ? 'csv' : 'parquet';
   const { loadDatasetFromBytes } = await import('../lib/data/index.ts');
-  return loadDatasetFromBytes(id, bytes, format);
+  return { ds: await loadDatasetFromBytes(id, bytes, format), source: `file:${basename(found)}` };
 }

@@ -1,17 +1,27 @@
-import { writeFileSync } from 'node:fs';
+/**
+ * `rac-bench run`: the plan through the run executor (src/lib/suite/executor.ts) in this process.
+ * Crash-proof: `--out` is checked before the first fit; each finished fit is appended (fsynced) to
+ * `<out>.journal`; a rerun of the same command resumes from the journal (and from a finished
+ * `--out` of the same plan); the result file is written atomically, then the journal removed.
+ */
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, platform, release } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DATASET_IDS } from '../lib/data/registry.ts';
 import { ALGORITHM_GROUPS, ALGORITHM_IDS, getAlgorithm, isBaselineAlgorithm } from '../lib/models/registry.ts';
-import { defaultPlanOptions, expandPlan, fitCells, shardCells, type RunPlanSpec } from '../lib/suite/plan.ts';
 import { presetPlan, resolvePresetId } from '../lib/suite/presets.ts';
-import { deriveBaselineCell, runCell } from '../lib/suite/runCell.ts';
+import { calibrate, cellCost } from '../lib/suite/costModel.ts';
+import { RunExecutor, type ExecutedCell, type Lane } from '../lib/suite/executor.ts';
+import { assertPlanSize, cellKey, defaultPlanOptions, expandPlan, shardCells, type CellSpec, type RunPlanSpec } from '../lib/suite/plan.ts';
+import { runCell, type CellEnv } from '../lib/suite/runCell.ts';
+import { formatDuration } from '../lib/suite/scheduler.ts';
 import type { CellResult, RunRecord } from '../lib/suite/schema.ts';
-import { parseRun } from '../lib/suite/schema.ts';
+import { parseCellResult, parseRun } from '../lib/suite/schema.ts';
 import { parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
 import type { Dataset } from '../lib/types.ts';
 import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
-import { loadDatasetNode } from './nodeData.ts';
+import { checkOutPath, Journal, writeFileAtomic } from './files.ts';
+import { loadDatasetNodeWithSource } from './nodeData.ts';
 import { parseProtocol } from './splitCommand.ts';
 import { initNodeBackend, TFJS_VERSION } from './tfNode.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -72,6 +82,63 @@ function wrapPreset(name: string) {
   }
 }
 
+/** The key of a record (as plan cells are keyed). */
+function resultKey(c: CellResult): string {
+  return cellKey({ dataset: c.dataset.id, setting: c.setting, labels: c.labels, algorithm: c.algorithm.name, tIndex: c.t_index, seed: c.seed });
+}
+
+interface LoadedDataset {
+  ds: Dataset;
+  source: string;
+}
+
+/** JSON with sorted keys: the same plan gives the same text whatever order its fields came in. */
+function canonicalJson(x: unknown): string {
+  return JSON.stringify(x, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : v));
+}
+
+/** The CLI's one lane: fits run in this process (tfjs on wasm or cpu); it cannot be restarted. */
+class InProcessLane implements Lane {
+  readonly index = 0;
+  readonly resource = 'cpu' as const;
+  readonly restartable = false;
+  #controller: AbortController | null = null;
+
+  constructor(
+    readonly backend: string,
+    readonly plan: RunPlanSpec,
+    readonly datasets: Map<string, LoadedDataset>,
+    readonly env: CellEnv,
+  ) {}
+
+  async run(cell: CellSpec, onProgress: (fraction: number, message?: string) => void): Promise<CellResult> {
+    const { ds, source } = this.datasets.get(cell.dataset)!;
+    const ac = new AbortController();
+    this.#controller = ac;
+    try {
+      return await runCell(ds, source, cell, this.plan, getAlgorithm(cell.algorithm), {
+        now: () => performance.now(),
+        isoTime: () => new Date().toISOString(),
+        env: this.env,
+        signal: ac.signal,
+        onProgress,
+      });
+    } finally {
+      this.#controller = null;
+    }
+  }
+
+  async restart(): Promise<void> {}
+
+  cancel(): void {
+    this.#controller?.abort();
+  }
+
+  async close(): Promise<void> {}
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -96,13 +163,39 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (values.backend !== 'wasm' && values.backend !== 'cpu') {
     throw new CliError(`--backend must be "wasm" or "cpu"; got "${values.backend}".`);
   }
-  const backend = await initNodeBackend(values.backend);
+  assertPlanSize(plan, shardCount);
+  // Before any work: a bad --out must not cost a run.
+  checkOutPath(out);
+  const shard = `${shardIndex}/${shardCount}`;
+  const cells = shardCells(expandPlan(plan, isBaselineAlgorithm), shardIndex, shardCount);
+  const planKeys = new Set(cells.map((c) => c.key));
+  const signature = canonicalJson({ plan, shard });
 
-  const all = expandPlan(plan, isBaselineAlgorithm);
-  const cells = shardCells(all, shardIndex, shardCount);
-  const toFit = fitCells(cells);
-  const datasets = new Map<string, Dataset>();
-  const env = {
+  // Resume: the journal of an interrupted run, then a finished --out file of the same plan.
+  const journal = new Journal(out);
+  const checkCell = (c: ExecutedCell): ExecutedCell => {
+    if (typeof c?.key !== 'string' || !planKeys.has(c.key)) throw new Error('not a cell of this plan');
+    const result = c.result === null ? null : parseCellResult(c.result);
+    if (result && resultKey(result) !== c.key) throw new Error('record does not match its key');
+    return { key: c.key, status: result ? result.outcome.status : 'failed', result, error: c.error ?? null, attempts: c.attempts ?? 1 };
+  };
+  const resumed = new Map<string, ExecutedCell>();
+  const previous = readPreviousOut(out, signature);
+  for (const r of previous) resumed.set(resultKey(r), { key: resultKey(r), status: r.outcome.status, result: r, error: r.outcome.reason ?? null, attempts: 1 });
+  const { cells: journalled, dropped } = journal.read(signature, checkCell);
+  for (const c of journalled) resumed.set(c.key, c);
+  if (!values.quiet && resumed.size) {
+    process.stderr.write(`Resuming: ${resumed.size} of ${cells.length} cells already done (${journal.path}${previous.length ? ` and ${out}` : ''}).\n`);
+  }
+  if (dropped) process.stderr.write(`${dropped} unreadable journal entr${dropped === 1 ? 'y was' : 'ies were'} dropped; those cells run again.\n`);
+
+  const backend = await initNodeBackend(values.backend);
+  // Every dataset is loaded before the first fit: one that cannot load stops here, with its reason.
+  const datasets = new Map<string, LoadedDataset>();
+  for (const id of plan.datasets) {
+    datasets.set(id, await loadDatasetNodeWithSource(id, values['data-dir']));
+  }
+  const env: CellEnv = {
     backend,
     float_precision: 'float32',
     tfjs_version: TFJS_VERSION,
@@ -110,38 +203,62 @@ export async function runCommand(argv: string[]): Promise<number> {
     device: `node ${process.version} ${platform()} ${release()} (${cpus()[0]?.model ?? 'cpu'})`,
   };
   const started = new Date().toISOString();
-  const results = new Map<string, CellResult>();
   const t0 = performance.now();
-  let done = 0;
-  for (const cell of toFit) {
-    let ds = datasets.get(cell.dataset);
-    if (!ds) {
-      ds = await loadDatasetNode(cell.dataset, values['data-dir']);
-      datasets.set(cell.dataset, ds);
-    }
-    const res = await runCell(ds, 'embedded-or-data-dir', cell, plan, getAlgorithm(cell.algorithm), {
-      now: () => performance.now(),
-      isoTime: () => new Date().toISOString(),
-      env,
+  const { msPerUnit } = calibrate(() => performance.now());
+  const family = (a: string) => getAlgorithm(a).family;
+  const shapes = (id: string) => {
+    const d = datasets.get(id)?.ds;
+    return d ? { N: d.N, d: d.d, k: d.k } : undefined;
+  };
+  const ac = new AbortController();
+  const lane = new InProcessLane(backend, plan, datasets, env);
+  const executor = new RunExecutor({
+    cells,
+    stored: [...resumed.values()],
+    lanes: [lane],
+    put: async (batch) => journal.append(batch),
+    family,
+    cost: (c) => cellCost(c, family, shapes),
+    msPerUnit,
+    validate: parseCellResult,
+    clock: { now: () => performance.now(), after: (ms, fn) => { const h = setTimeout(fn, ms); return () => clearTimeout(h); } },
+    signal: ac.signal,
+  });
+  const stop = () => {
+    ac.abort();
+    lane.cancel();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const all = new Map(resumed);
+  journal.open(signature);
+  let outcome;
+  try {
+    outcome = await executor.run({
+      onStored: (batch) => {
+        for (const c of batch) all.set(c.key, c);
+        if (values.quiet) return;
+        const s = executor.snapshot();
+        const own = batch[0];
+        const what = own?.result?.outcome.accuracy != null ? own.result.outcome.accuracy.toFixed(3) : own?.status ?? '';
+        const pct = s.costTotal > 0 ? ((100 * s.costDone) / s.costTotal).toFixed(1) : '100.0';
+        process.stderr.write(`[${s.fitsDone}/${s.fitsTotal} fits, ${s.done}/${s.total} cells] ${pct}% of the work · ETA ${formatDuration(s.etaSeconds)} · ${own?.key ?? ''} ${what}\n`);
+      },
+      onNotice: (text) => process.stderr.write(`${text}\n`),
     });
-    results.set(cell.key, res);
-    done++;
-    if (!values.quiet) {
-      const acc = res.outcome.accuracy === null ? res.outcome.status : res.outcome.accuracy.toFixed(3);
-      const elapsed = (performance.now() - t0) / 1000;
-      const eta = (elapsed / done) * (toFit.length - done);
-      process.stderr.write(`[${done}/${toFit.length}] ${cell.key} ${acc}  (${elapsed.toFixed(1)} s, eta ${eta.toFixed(0)} s)\n`);
-    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    journal.close();
+  }
+  if (outcome.status !== 'done') {
+    process.stderr.write(`Stopped (${outcome.reason ?? outcome.status}); ${all.size} of ${cells.length} cells are saved in ${journal.path}. Run the same command again to resume.\n`);
+    return 130;
   }
   const ordered: CellResult[] = [];
   for (const cell of cells) {
-    if (cell.derivedFromKey) {
-      const src = results.get(cell.derivedFromKey);
-      if (src) ordered.push(deriveBaselineCell(src, cell));
-    } else {
-      const r = results.get(cell.key);
-      if (r) ordered.push(r);
-    }
+    const r = all.get(cell.key)?.result;
+    if (r) ordered.push(r);
   }
   const run: RunRecord = parseRun({
     schema: 'rsb-run/1',
@@ -149,13 +266,25 @@ export async function runCommand(argv: string[]): Promise<number> {
     created_at: started,
     finished_at: new Date().toISOString(),
     plan,
-    env: { runtime: `node ${process.version}`, backends: [backend], adapter: null, shard: `${shardIndex}/${shardCount}` },
+    env: { runtime: `node ${process.version}`, backends: [backend], adapter: null, shard },
     cells: ordered,
   });
-  writeFileSync(out, `${JSON.stringify(run)}\n`);
-  const failed = ordered.filter((c) => c.outcome.status === 'failed').length;
+  writeFileAtomic(out, `${JSON.stringify(run)}\n`);
+  journal.remove();
+  const failed = [...all.values()].filter((c) => c.status === 'failed').length;
   process.stderr.write(
-    `Wrote ${ordered.length} cells (${toFit.length} fits, ${failed} failed) to ${out} in ${((performance.now() - t0) / 1000).toFixed(1)} s.\n`,
+    `Wrote ${ordered.length} cells (${executor.scheduler.fitsTotal} fits, ${failed} failed) to ${out} in ${((performance.now() - t0) / 1000).toFixed(1)} s.\n`,
   );
   return 0;
+}
+
+/** Records of a finished earlier run at `out` with the same plan and shard (none otherwise). */
+function readPreviousOut(out: string, signature: string): CellResult[] {
+  if (!existsSync(out)) return [];
+  try {
+    const run = parseRun(JSON.parse(readFileSync(out, 'utf8')));
+    return canonicalJson({ plan: run.plan, shard: run.env.shard ?? '1/1' }) === signature ? run.cells : [];
+  } catch {
+    return []; // not ours, or unreadable: it is replaced (atomically) at the end
+  }
 }

@@ -67,6 +67,8 @@ export function cellKey(c: Pick<CellSpec, 'dataset' | 'setting' | 'labels' | 'al
  * `isBaseline(name)` marks supervised baselines (fit at t = 0 only).
  */
 export function expandPlan(plan: RunPlanSpec, isBaseline: (algorithm: string) => boolean): CellSpec[] {
+  // Refused before a single cell is made: an over-long link or flag cannot exhaust memory.
+  if (planCellCount(plan) > MAX_PLAN_CELLS * 20) throw new PlanSizeError(planTooLargeMessage(planCellCount(plan)));
   const cells: CellSpec[] = [];
   for (const dataset of plan.datasets)
     for (const setting of plan.settings)
@@ -84,11 +86,13 @@ export function expandPlan(plan: RunPlanSpec, isBaseline: (algorithm: string) =>
 /** The cells that need a fit (derived baseline cells ride on their t = 0 cell). */
 export function fitCells(cells: readonly CellSpec[]): CellSpec[] {
   const keys = new Set(cells.map((c) => c.key));
+  const twins = new Set<string>(); // linear time: a set, not a scan of `out` per cell
   const out: CellSpec[] = [];
   for (const c of cells) {
     if (c.derivedFromKey === null) out.push(c);
     // A baseline whose plan lacks t = 0 still needs that fit: run it under its own key's t = 0 twin.
-    else if (!keys.has(c.derivedFromKey) && !out.some((o) => o.key === c.derivedFromKey)) {
+    else if (!keys.has(c.derivedFromKey) && !twins.has(c.derivedFromKey)) {
+      twins.add(c.derivedFromKey);
       out.push({ ...c, key: c.derivedFromKey, tIndex: 0, derivedFromKey: null });
     }
   }
@@ -111,6 +115,49 @@ export function shardCells(cells: readonly CellSpec[], index: number, count: num
     if (!units.has(unit)) units.set(unit, u++);
   }
   return cells.filter((c) => units.get(c.derivedFromKey ?? c.key)! % count === index - 1);
+}
+
+/**
+ * The most cells one run may hold (URL, planner, CLI): the schema's cap on a run file, and far
+ * above the paper grid (3 780). Bigger studies are split into runs and merged.
+ */
+export const MAX_PLAN_CELLS = 100_000;
+
+type PlanLists = Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>;
+
+/** Cells of a plan, by arithmetic (never expands the grid). */
+export function planCellCount(plan: PlanLists): number {
+  return plan.datasets.length * plan.settings.length * plan.labels.length * plan.algorithms.length * plan.seeds.length * plan.tIndices.length;
+}
+
+/** Fits of a plan, by arithmetic: a baseline fits once per (dataset, setting, labels, seed) whatever its t. */
+export function planFitCount(plan: PlanLists, isBaseline: (algorithm: string) => boolean): number {
+  const baselines = plan.algorithms.filter(isBaseline).length;
+  const perSeed = (plan.algorithms.length - baselines) * plan.tIndices.length + (plan.tIndices.length ? baselines : 0);
+  return plan.datasets.length * plan.settings.length * plan.labels.length * plan.seeds.length * perSeed;
+}
+
+export class PlanSizeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanSizeError';
+  }
+}
+
+/** Why a plan of `cells` cells is refused, and how to run it anyway (shards, merged). */
+export function planTooLargeMessage(cells: number, max = MAX_PLAN_CELLS): string {
+  return `This plan has ${cells.toLocaleString('en-US')} cells, more than the ${max.toLocaleString('en-US')} one run may hold. `
+    + 'Split it into smaller runs (fewer seeds or datasets each, e.g. seeds 0-49 then 50-99, or rac-bench run --shard i/n) '
+    + 'and join the result files with "rac-bench merge".';
+}
+
+/** Throws a PlanSizeError when the plan (or each of `shards` shards) is over the cap. */
+export function assertPlanSize(plan: PlanLists, shards = 1): void {
+  const cells = planCellCount(plan);
+  // A shard of a bigger plan is fine, up to a ceiling that keeps the grid itself in memory.
+  if (Math.ceil(cells / shards) > MAX_PLAN_CELLS || cells > MAX_PLAN_CELLS * 20) {
+    throw new PlanSizeError(planTooLargeMessage(shards > 1 ? Math.ceil(cells / shards) : cells));
+  }
 }
 
 export function tValue(tIndex: number): number {

@@ -8,7 +8,7 @@
  *   custom               whatever the planner selects.
  */
 import { SETTINGS, type ProtocolMode } from '../types.ts';
-import { defaultPlanOptions, expandPlan, fitCells, type RunPlanSpec } from './plan.ts';
+import { defaultPlanOptions, MAX_PLAN_CELLS, planCellCount, planFitCount, planTooLargeMessage, type RunPlanSpec } from './plan.ts';
 
 export const PRESET_IDS = ['classroom', 'tabular-statistical', 'custom'] as const;
 export type PresetId = (typeof PRESET_IDS)[number];
@@ -119,11 +119,12 @@ export function validatePlan(plan: RunPlanSpec): string[] {
   for (const [field, what] of lists) {
     if ((plan[field] as unknown[]).length === 0) problems.push(`Choose at least one ${what}.`);
   }
+  const cells = planCellCount(plan);
+  if (cells > MAX_PLAN_CELLS) problems.push(planTooLargeMessage(cells));
   return problems;
 }
 
-/** Cells (records the run writes) and fits (work the workers do). */
+/** Cells (records the run writes) and fits (work the workers do), by arithmetic (no grid expansion). */
 export function planSize(plan: RunPlanSpec, isBaseline: (id: string) => boolean): { cells: number; fits: number } {
-  const cells = expandPlan(plan, isBaseline);
-  return { cells: cells.length, fits: fitCells(cells).length };
+  return { cells: planCellCount(plan), fits: planFitCount(plan, isBaseline) };
 }

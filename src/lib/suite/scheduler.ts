@@ -12,6 +12,16 @@ import { fitCells, type CellSpec } from './plan.ts';
 export interface SchedulerOptions {
   /** Tries per fit after a crash (worker death, GPU device lost): 2 = one retry. */
   maxAttempts?: number;
+  /**
+   * Work units of a fit (costModel.ts). Given, fits are handed out longest first (so a long fit
+   * does not start last and hold the run's tail) and the ETA weighs what is left by cost; left
+   * out, every fit costs 1 and fits go in plan order.
+   */
+  cost?: (cell: CellSpec) => number;
+  /** Milliseconds per work unit on this device (the calibration), for the ETA before any fit ends. */
+  msPerUnit?: number;
+  /** Lanes working in parallel (for the ETA before any fit ends). */
+  lanes?: number;
   /** Keys among `finished` whose records are failures (so a resumed run keeps its failure count). */
   failed?: Iterable<string>;
 }
@@ -33,9 +43,16 @@ export interface ProgressSnapshot {
   inFlight: number;
   /** Cells per minute over this session (cells finished before a resume do not count). */
   cellsPerMinute: number | null;
-  /** Seconds left, from this session's fit rate; null until a fit has finished. */
+  /**
+   * Seconds left: the cost of the fits still to run at this session's rate (ms per work unit);
+   * before any fit ends, from the device calibration when given, else null. Failed and skipped
+   * cells (a dataset that could not load) leave the remaining cost: they never count.
+   */
   etaSeconds: number | null;
   elapsedSeconds: number;
+  /** Work units of the plan's fits, and of those finished (including resumed ones). */
+  costTotal: number;
+  costDone: number;
 }
 
 /** What the pool should do after a crash: run the cell again, or record it as failed. */
@@ -59,6 +76,13 @@ export class Scheduler {
   #sessionCells = 0;
   #sessionFits = 0;
   #startedAt: number | null = null;
+  readonly #cost: (cell: CellSpec) => number;
+  readonly #msPerUnit: number | null;
+  readonly #lanes: number;
+  readonly #fitCost = new Map<string, number>();
+  #costTotal = 0;
+  #costDone = 0;
+  #sessionCost = 0;
 
   /**
    * @param cells    every cell of the plan (expandPlan)
@@ -82,6 +106,18 @@ export class Scheduler {
     const finishedSet = new Set(finished);
     for (const k of finishedSet) if (this.#allKeys.has(k)) this.#done.add(k);
     for (const k of opts.failed ?? []) if (this.#done.has(k)) this.#failed++;
+    this.#cost = opts.cost ?? (() => 1);
+    this.#msPerUnit = opts.msPerUnit ?? null;
+    this.#lanes = Math.max(1, opts.lanes ?? 1);
+    for (const f of fits) {
+      const units = this.#cost(f);
+      this.#fitCost.set(f.key, units);
+      this.#costTotal += units;
+    }
+    if (opts.cost) {
+      // Longest first; a stable sort keeps plan order among equal costs.
+      fits.sort((a, b) => this.#fitCost.get(b.key)! - this.#fitCost.get(a.key)!);
+    }
     for (const f of fits) {
       const derived = this.#derived.get(f.key) ?? [];
       // A plan without t = 0 has no record of the fit itself: it counts as done once all its cells are.
@@ -91,6 +127,7 @@ export class Scheduler {
         continue;
       }
       this.#fitsDone++;
+      this.#costDone += this.#fitCost.get(f.key)!;
       for (const d of derived) if (!finishedSet.has(d.key)) this.#orphans.push(d);
     }
   }
@@ -103,9 +140,14 @@ export class Scheduler {
     return [...this.#orphans];
   }
 
-  /** The next fit to run, or null when none is waiting (some may still be in flight). */
-  next(worker: number, now: number): CellSpec | null {
-    const cell = this.#queue.shift();
+  /**
+   * The next fit to run, or null when none is waiting (some may still be in flight).
+   * `accepts` limits what this lane may take (resource lanes: GPU work on the GPU lane).
+   */
+  next(worker: number, now: number, accepts?: (cell: CellSpec) => boolean): CellSpec | null {
+    const i = accepts ? this.#queue.findIndex(accepts) : 0;
+    if (i < 0) return null;
+    const [cell] = this.#queue.splice(i, 1);
     if (!cell) return null;
     this.#startedAt ??= now;
     const attempt = (this.#attempts.get(cell.key) ?? 0) + 1;
@@ -127,6 +169,9 @@ export class Scheduler {
     if (!this.#inFlight.delete(key)) throw new Error(`Scheduler.complete: cell "${key}" is not in flight.`);
     this.#fitsDone++;
     this.#sessionFits++;
+    const units = this.#fitCost.get(key) ?? 0;
+    this.#costDone += units;
+    this.#sessionCost += units;
     this.markDone(key, failed);
     for (const d of this.#derived.get(key) ?? []) this.markDone(d.key, failed);
   }
@@ -160,6 +205,36 @@ export class Scheduler {
     this.#inFlight.delete(key);
     this.#attempts.set(key, f.attempt - 1);
     this.#queue.unshift(f.cell);
+  }
+
+  /**
+   * Takes every waiting fit that matches out of the queue and counts it, with its derived cells,
+   * as finished and failed (a dataset that cannot load fails its cells once, not per cell).
+   * Returns the fits taken; the caller stores their records. Their cost leaves the ETA.
+   */
+  failQueued(match: (cell: CellSpec) => boolean): CellSpec[] {
+    const taken = this.#queue.filter(match);
+    if (taken.length === 0) return [];
+    const keep = this.#queue.filter((c) => !match(c));
+    this.#queue.length = 0;
+    this.#queue.push(...keep);
+    for (const f of taken) {
+      this.#fitsDone++;
+      this.#costTotal -= this.#fitCost.get(f.key) ?? 0;
+      this.markDone(f.key, true);
+      for (const d of this.#derived.get(f.key) ?? []) this.markDone(d.key, true);
+    }
+    return taken;
+  }
+
+  /** Work units of a fit of the plan (0 for keys outside it). */
+  costOf(key: string): number {
+    return this.#fitCost.get(key) ?? 0;
+  }
+
+  /** Waiting fits (for checks before they run). */
+  queued(): readonly CellSpec[] {
+    return this.#queue;
   }
 
   attempt(key: string): number {
@@ -196,9 +271,18 @@ export class Scheduler {
       fitsTotal: this.fitsTotal,
       inFlight: this.#inFlight.size,
       cellsPerMinute: throughputPerMinute(this.#sessionCells, elapsedMs),
-      etaSeconds: etaSeconds(this.#sessionFits, this.fitsTotal - this.#fitsDone, elapsedMs),
+      etaSeconds: this.#eta(elapsedMs),
       elapsedSeconds: elapsedMs / 1000,
+      costTotal: this.#costTotal,
+      costDone: this.#costDone,
     };
+  }
+
+  #eta(elapsedMs: number): number | null {
+    const remaining = this.#costTotal - this.#costDone;
+    const observed = etaSeconds(this.#sessionCost, remaining, elapsedMs);
+    if (observed !== null || this.#msPerUnit === null) return observed;
+    return (remaining * this.#msPerUnit) / this.#lanes / 1000;
   }
 }
 

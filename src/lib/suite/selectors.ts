@@ -52,9 +52,16 @@ export function parseSettings(text: string): Setting[] {
   return parseNames('setting', text, SETTINGS);
 }
 
-/** Non-negative integers with ranges: "0-4", "0,2,4", "0-2,7". */
-export function parseIntegerList(name: string, text: string, { min = 0, max = 0xffffffff } = {}): number[] {
-  const out: number[] = [];
+/** Values one integer selector may list: far more than any plan under the cell cap can use. */
+export const MAX_LIST_VALUES = 10_000;
+
+/**
+ * Non-negative integers with ranges: "0-4", "0,2,4", "0-2,7". The values are counted before any
+ * range is expanded, so "0-99999" or forty long ranges answer at once with the limit.
+ */
+export function parseIntegerList(name: string, text: string, { min = 0, max = 0xffffffff, maxCount = MAX_LIST_VALUES } = {}): number[] {
+  const ranges: [number, number][] = [];
+  let count = 0;
   for (const p of items(name, text)) {
     const m = /^(\d+)(?:-(\d+))?$/.exec(p);
     if (!m) throw new SelectorError(`--${name}: "${p}" is not an integer or a range like 0-4.`);
@@ -62,18 +69,26 @@ export function parseIntegerList(name: string, text: string, { min = 0, max = 0x
     const b = m[2] === undefined ? a : Number(m[2]);
     if (b < a) throw new SelectorError(`--${name}: range "${p}" runs backwards.`);
     if (a < min || b > max) throw new SelectorError(`--${name}: "${p}" is outside [${min}, ${max}].`);
-    if (b - a > 100_000) throw new SelectorError(`--${name}: range "${p}" is too long (over 100 000 values).`);
-    for (let v = a; v <= b; v++) out.push(v);
+    count += b - a + 1;
+    if (count > maxCount) {
+      throw new SelectorError(
+        `--${name}: "${text.length > 60 ? `${text.slice(0, 57)}...` : text}" lists more than ${maxCount.toLocaleString('en-US')} values, `
+        + 'more than one run can hold. Split the study into runs (e.g. seeds 0-49, then 50-99) and join the files with "rac-bench merge".',
+      );
+    }
+    ranges.push([a, b]);
   }
+  const out: number[] = [];
+  for (const [a, b] of ranges) for (let v = a; v <= b; v++) out.push(v);
   return unique(out);
 }
 
 export function parseSeeds(text: string): number[] {
-  return parseIntegerList('seeds', text, { min: 0, max: 0xffffffff });
+  return parseIntegerList('seeds', text, { min: 0, max: 0xffffffff, maxCount: 1000 });
 }
 
 export function parseLabels(text: string): number[] {
-  const xs = parseIntegerList('labels', text, { min: 1, max: 100_000 });
+  const xs = parseIntegerList('labels', text, { min: 1, max: 100_000, maxCount: 1000 });
   return xs;
 }
 

@@ -1,0 +1,147 @@
+/**
+ * The cost model: how long one fit takes, before it runs. Each algorithm has a formula in the
+ * cell's shape (labeled, unlabeled and test rows, classes, features, steps) that counts abstract
+ * work units (about one multiply-add each); a short micro-benchmark on the device turns units into
+ * milliseconds. Used for the pre-start estimate, longest-first ordering, the cost-weighted ETA
+ * and the watchdog's expected cell time. Pure: the benchmark takes its clock as an argument.
+ *
+ * The per-algorithm constants were fitted on `rac-bench run --dataset iris,wine` fit times
+ * (timing.fit_ms), so units are comparable across algorithms; the ETA corrects any remaining
+ * scale error with the rate observed during the run (scheduler.ts).
+ */
+import { DATASETS, isBuiltinDatasetId } from '../data/registry.ts';
+
+/** What a fit's cost depends on. */
+export interface CellShape {
+  /** Labeled rows (labels per class × classes). */
+  l: number;
+  /** Unlabeled rows. */
+  u: number;
+  /** Test rows (predicted once). */
+  e: number;
+  /** Classes. */
+  k: number;
+  /** Features. */
+  d: number;
+  /** Training steps, for step-based (deep) algorithms; 0 otherwise. */
+  steps: number;
+}
+
+export type CostFormula = (s: CellShape) => number;
+
+const log2 = (x: number) => Math.log2(Math.max(2, x));
+
+/**
+ * Work units per algorithm. Graph methods are quadratic in the graph's nodes (dense RBF kernel,
+ * then propagation iterations); boosting is linear in rows per round; SSGMM is EM with d×d
+ * covariances; TSVM is SMO on the kernel matrix, once per class (one-vs-rest).
+ */
+export const COST_FORMULAS: Readonly<Record<string, CostFormula>> = {
+  xgb: ({ l, e, k, d }) => 100 * k * (l * d * log2(l) + e * 6),
+  lp: ({ l, u, e, k, d }) => (l + u) ** 2 * (d + 30 * k) + e * (l + u) * d,
+  ls: ({ l, u, e, k, d }) => (l + u) ** 2 * (d + 30 * k) + e * (l + u) * d,
+  ssgmm: ({ l, u, e, k, d }) => 100 * (l + u + e) * k * (d * d + d),
+  tsvm: ({ l, u, e, k, d }) => k * ((l + u) ** 2 * d * 300 + e * (l + u) * d),
+  tritraining: ({ l, u, e, k, d }) => 3 * 10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
+  assemble: ({ l, u, e, k, d }) => 10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
+  knn: ({ l, e, d }) => l * e * d,
+  /** Deep methods: steps × batch (64) × a small MLP's multiply-adds, forward and backward. */
+  deep: ({ k, d, steps, e }) => (steps || 1000) * 64 * 3 * (d * 128 + 128 * 128 + 128 * k) + e * (d * 128 + 128 * k),
+};
+
+const FIT_OVERHEAD_UNITS = 2e6;
+
+/** Shape for a dataset we know nothing about (a user CSV before it is read). */
+const UNKNOWN_DATASET = { N: 1000, d: 10, k: 3 };
+
+export interface DatasetShape {
+  N: number;
+  d: number;
+  k: number;
+}
+
+/** N, d, k of a built-in dataset (from the registry), or a modest guess for others. */
+export function datasetShape(id: string, known?: (id: string) => DatasetShape | undefined): DatasetShape {
+  const k = known?.(id);
+  if (k) return k;
+  if (isBuiltinDatasetId(id)) {
+    const info = DATASETS[id as keyof typeof DATASETS];
+    return { N: info.N, d: info.d, k: info.k };
+  }
+  return UNKNOWN_DATASET;
+}
+
+/**
+ * A cell's shape from its dataset's shape, before any split: the protocol keeps about half the
+ * rows for test and the other half (less the labeled rows) unlabeled (PROTOCOL.md §5).
+ */
+export function cellShape(ds: DatasetShape, labels: number, steps = 0): CellShape {
+  const l = Math.min(ds.N, labels * ds.k);
+  const e = Math.floor(ds.N / 2);
+  return { l, u: Math.max(0, ds.N - e - l), e, k: ds.k, d: ds.d, steps };
+}
+
+/** Work units of one fit; an algorithm without a formula costs like label propagation. */
+export function fitCost(algorithm: string, shape: CellShape, family?: string): number {
+  const f = COST_FORMULAS[algorithm] ?? (family === 'deep' ? COST_FORMULAS.deep : COST_FORMULAS.lp);
+  // Plus a fixed cost per fit (model set-up, tensors, scoring): about 5 ms at the reference.
+  const units = f(shape) + FIT_OVERHEAD_UNITS;
+  return Number.isFinite(units) && units > 0 ? units : FIT_OVERHEAD_UNITS;
+}
+
+/**
+ * Milliseconds per work unit on the machine where COST_FORMULAS were fitted (a 2-core x86 VM,
+ * tfjs wasm). A device's calibration rescales it by the ratio of micro-benchmark times.
+ */
+export const REFERENCE_MS_PER_UNIT = 2.5e-6;
+/** The micro-benchmark's time on that reference machine (ms for BENCH_UNITS). */
+export const REFERENCE_BENCH_MS = 3.5;
+/** Multiply-adds of the micro-benchmark (a 160×160 pairwise distance over 16 features, twice). */
+const BENCH_N = 160;
+const BENCH_D = 16;
+export const BENCH_UNITS = 2 * BENCH_N * BENCH_N * BENCH_D;
+
+/**
+ * The device micro-benchmark: a dense pairwise squared-distance loop, the inner kernel of the
+ * graph methods. Returns ms per work unit for this device, scaled to the reference. Takes the
+ * best of `repeats` runs (the first warms the JIT). About 10 ms on a laptop.
+ */
+export function calibrate(now: () => number, repeats = 5): { msPerUnit: number; benchMs: number } {
+  const x = new Float64Array(BENCH_N * BENCH_D);
+  for (let i = 0; i < x.length; i++) x[i] = ((i * 2654435761) % 1000) / 1000; // deterministic data
+  let best = Infinity;
+  let sink = 0;
+  for (let r = 0; r < repeats; r++) {
+    const t0 = now();
+    for (let rep = 0; rep < 2; rep++) {
+      for (let i = 0; i < BENCH_N; i++) {
+        for (let j = 0; j < BENCH_N; j++) {
+          let s = 0;
+          for (let f = 0; f < BENCH_D; f++) {
+            const diff = x[i * BENCH_D + f] - x[j * BENCH_D + f];
+            s += diff * diff;
+          }
+          sink += s;
+        }
+      }
+    }
+    best = Math.min(best, now() - t0);
+  }
+  // `sink` keeps the loop from being optimised away.
+  const benchMs = Math.max(best, 0.05) + (sink < 0 ? 1 : 0);
+  return { msPerUnit: REFERENCE_MS_PER_UNIT * (benchMs / REFERENCE_BENCH_MS), benchMs };
+}
+
+/** Expected milliseconds of one fit. */
+export function expectedMs(units: number, msPerUnit: number = REFERENCE_MS_PER_UNIT): number {
+  return units * msPerUnit;
+}
+
+/** Work units of a plan cell's fit, from its dataset's shape (registry or `known`), labels and algorithm. */
+export function cellCost(
+  cell: { dataset: string; labels: number; algorithm: string },
+  family?: (algorithm: string) => string,
+  known?: (id: string) => DatasetShape | undefined,
+): number {
+  return fitCost(cell.algorithm, cellShape(datasetShape(cell.dataset, known), cell.labels), family?.(cell.algorithm));
+}

@@ -1,0 +1,107 @@
+/**
+ * The CLI survives kills (issue 12 rows 1, 2, 4): a SIGKILLed `run` resumes from its journal and
+ * ends with the same cells as an uninterrupted run; `--out` is checked before the first fit; the
+ * result file is replaced atomically; an oversized plan is refused at once.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = join(root, 'bin/rac-bench.mjs');
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { cwd: root, maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+const PLAN = ['run', '--dataset', 'iris,wine', '--setting', 'feature,label', '--labels', '5', '--algorithms', 'xgb,lp,ls,ssgmm', '--seeds', '0-1', '--t', '0,0.4,1'];
+
+interface Cell {
+  dataset: { id: string; source: string };
+  setting: string; labels: number; algorithm: { name: string; hyper: unknown }; t_index: number; seed: number;
+  outcome: { status: string; accuracy: number | null; n_correct: number; flattened_from_t0: boolean };
+  split: { indices_sha256: string };
+}
+
+/** What must match between a resumed and an uninterrupted run (times and timestamps may not). */
+function essence(file: string): string[] {
+  const run = JSON.parse(readFileSync(file, 'utf8')) as { cells: Cell[] };
+  return run.cells.map((c) => JSON.stringify([c.dataset.id, c.dataset.source, c.setting, c.labels, c.algorithm.name, c.algorithm.hyper, c.t_index, c.seed,
+    c.outcome.status, c.outcome.accuracy, c.outcome.n_correct, c.outcome.flattened_from_t0, c.split.indices_sha256])).sort();
+}
+
+function journalLines(path: string): number {
+  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).length : 0;
+}
+
+describe('rac-bench run is crash-proof', () => {
+  it('a SIGKILLed run resumes from its journal and ends with the same cells as an uninterrupted run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rac-resume-'));
+    const whole = await cli([...PLAN, '--quiet', '--out', join(dir, 'whole.json')]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(existsSync(join(dir, 'whole.json.journal')), 'the journal is removed once the file is written').toBe(false);
+
+    const out = join(dir, 'killed.json');
+    writeFileSync(out, 'the previous file\n');
+    const child = spawn(process.execPath, [bin, ...PLAN, '--quiet', '--out', out], { cwd: root, stdio: 'ignore' });
+    const exited = new Promise<void>((r) => child.on('exit', () => r()));
+    // Kill it once a few fits are in the journal (header + ≥ 4 entries), well before the end.
+    const deadline = Date.now() + 120_000;
+    while (journalLines(`${out}.journal`) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await exited;
+    const saved = journalLines(`${out}.journal`) - 1;
+    expect(saved).toBeGreaterThanOrEqual(4);
+    // The kill left the old file untouched (the result is only ever renamed into place).
+    expect(readFileSync(out, 'utf8')).toBe('the previous file\n');
+
+    const again = await cli([...PLAN, '--out', out]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/Resuming: \d+ of 96 cells already done/);
+    // It did not start over: fewer fits ran than in a fresh run.
+    const fitLines = again.stderr.split('\n').filter((l) => l.startsWith('['));
+    expect(fitLines.length).toBeLessThan(80 - 3);
+    expect(fitLines.length).toBeGreaterThan(0);
+    expect(fitLines[0]).toMatch(/ETA /);
+    expect(essence(out)).toEqual(essence(join(dir, 'whole.json')));
+    expect(essence(out)).toHaveLength(96);
+    expect(existsSync(`${out}.journal`)).toBe(false);
+    // The record says where the data came from, not a placeholder.
+    expect(essence(out)[0]).toContain('embedded:data/');
+  }, 300_000);
+
+  it('checks --out before the first fit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rac-out-'));
+    const cases: [string, RegExp][] = [
+      ['/nonexistent/dir/x.json', /directory \/nonexistent\/dir does not exist/],
+      [dir, /is a directory; give a file path/],
+    ];
+    for (const [out, message] of cases) {
+      const r = await cli([...PLAN, '--out', out]);
+      expect(r.code, out).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/^\[/m); // no fit ran
+    }
+  }, 60_000);
+
+  it('refuses an oversized plan at once, saying how to split it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rac-cap-'));
+    for (const seeds of ['0-99999', Array.from({ length: 40 }, (_, i) => `${i * 200000}-${i * 200000 + 99999}`).join(',')]) {
+      const r = await cli(['run', '--dataset', 'iris', '--algorithms', 'all', '--seeds', seeds, '--out', join(dir, 'x.json')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/more than .* one run can hold.*rac-bench merge/);
+      expect(r.ms).toBeLessThan(30_000); // tsx start-up included (seconds on a loaded machine); before, it grew for minutes
+    }
+    const r = await cli(['run', '--dataset', 'iris,wine', '--setting', 'all', '--labels', '1-100', '--algorithms', 'all', '--seeds', '0-99', '--out', join(dir, 'x.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/This plan has 2,520,000 cells, more than the 100,000 one run may hold.*--shard/);
+  }, 120_000);
+});
