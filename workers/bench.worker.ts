@@ -171,6 +171,12 @@ const api = {
   simulateDeviceLost(): boolean {
     return simulateDeviceLost();
   },
+  /** A fit that spins forever and never posts again (the pool's watchdog must notice). */
+  simulateHang(): void {
+    setTimeout(() => {
+      for (;;) { /* spin */ }
+    }, 0);
+  },
   simulateCrash(): void {
     setTimeout(() => {
       throw new Error('bench worker: simulated crash (test hook).');

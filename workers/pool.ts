@@ -1,20 +1,26 @@
 /**
- * The worker pool: N bench workers take fits from the Scheduler; every finished fit is written to
- * the RunStore at once (with its derived baseline cells), so a reload loses only cells in flight.
+ * The browser's lanes for the run executor (src/lib/suite/executor.ts): N bench workers, each a
+ * Lane. The executor decides what runs where, retries, validates and stores; this file only
+ * starts, calls, restarts and ends workers. Every finished fit is written to the RunStore at
+ * once (with its derived baseline cells), so a reload loses only cells in flight.
  *
  * Failures: a cell whose fit fails comes back as a 'failed' record and the run goes on. A worker
- * that crashes, or loses its GPU device mid-cell, is replaced by a fresh worker on a fallback
- * backend and the cell runs once more there; a second crash records the cell as failed.
+ * that crashes, loses its GPU device or stays silent past the watchdog is replaced by a fresh
+ * worker (statistical work on WASM after a GPU failure; deep work on the GPU again) and the cell
+ * runs once more; a second crash records the cell as failed (deep: the run pauses instead).
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import type { BenchWorkerApi, CellProgress } from './bench.worker.ts';
 import type { BackendName, BackendPref, BackendReport } from '../src/lib/env/device.ts';
-import { isBaselineAlgorithm } from '../src/lib/models/registry.ts';
-import { expandPlan, type CellSpec } from '../src/lib/suite/plan.ts';
-import { deriveBaselineCell } from '../src/lib/suite/runCell.ts';
-import { Scheduler, type ProgressSnapshot } from '../src/lib/suite/scheduler.ts';
+import { getAlgorithm, isBaselineAlgorithm } from '../src/lib/models/registry.ts';
+import { calibrate, cellCost } from '../src/lib/suite/costModel.ts';
+import {
+  errText, RunExecutor, type ExecutedCell, type Lane, type ResourceKind,
+} from '../src/lib/suite/executor.ts';
+import { expandPlan, fitCells, type CellSpec, type RunPlanSpec } from '../src/lib/suite/plan.ts';
+import type { ProgressSnapshot } from '../src/lib/suite/scheduler.ts';
 import type { RunStatus, RunStore, StoredCell, StoredRun } from '../src/lib/suite/runStore.ts';
-import type { CellResult } from '../src/lib/suite/schema.ts';
+import { parseCellResult, type CellResult } from '../src/lib/suite/schema.ts';
 
 export type WorkerPhase = 'starting' | 'idle' | 'busy' | 'restarting' | 'stopped' | 'error';
 
@@ -36,6 +42,8 @@ export interface PoolHooks {
   onWorker?(view: WorkerView): void;
   /** A worker finished initialising its backend. */
   onBackend?(index: number, report: BackendReport): void;
+  /** Something the user should read (a dataset that could not load, dropped records, a pause). */
+  onNotice?(text: string): void;
 }
 
 export interface PoolOptions {
@@ -47,22 +55,23 @@ export interface PoolOptions {
   /** Makes a worker; tests may substitute. */
   createWorker?: (name: string) => Worker;
   now?: () => number;
+  /** Watchdog: a worker silent beyond max(minMs, factor × expected fit time) is recycled. */
+  watchdog?: { factor: number; minMs: number } | null;
 }
 
 export interface PoolOutcome {
   status: Extract<RunStatus, 'done' | 'cancelled' | 'paused'>;
   /** Why the run stopped early (status 'paused'): e.g. no worker could start. */
   reason?: string;
+  /** Datasets that could not be loaded, with the reason (their cells are stored as not run). */
+  unavailable?: Record<string, string>;
 }
+
+/** Generous by default: a fit is only declared hung far beyond its expected time, and never under 2 minutes. */
+export const DEFAULT_WATCHDOG = { factor: 30, minMs: 120_000 };
 
 function defaultCreateWorker(name: string): Worker {
   return new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name });
-}
-
-/** After a crash: leave the GPU for wasm; otherwise the same backend on a fresh worker. */
-export function fallbackBackend(b: BackendName | null, pref: BackendPref): BackendPref {
-  if (b === 'webgpu' || b === 'webgl') return 'wasm';
-  return b ?? pref;
 }
 
 class CrashError extends Error {
@@ -70,15 +79,6 @@ class CrashError extends Error {
     super(message);
     this.name = 'WorkerCrash';
   }
-}
-
-function isCrash(e: unknown): boolean {
-  const name = (e as { name?: string } | null)?.name;
-  return name === 'WorkerCrash' || name === 'DeviceLostError';
-}
-
-function errText(e: unknown): string {
-  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
 /** One worker plus a promise that rejects when it dies. */
@@ -113,11 +113,80 @@ class Slot {
   }
 }
 
+/** One bench worker as an executor lane. */
+class WorkerLane implements Lane {
+  readonly restartable = true;
+  slot: Slot | null = null;
+
+  constructor(
+    readonly index: number,
+    readonly pool: BenchPool,
+    readonly runId: string,
+    readonly plan: RunPlanSpec,
+    readonly hooks: PoolHooks,
+  ) {}
+
+  get backend(): BackendName | null {
+    return this.slot?.report?.backend ?? null;
+  }
+
+  get resource(): ResourceKind {
+    return this.backend === 'webgpu' || this.backend === 'webgl' ? 'gpu' : 'cpu';
+  }
+
+  async start(pref: BackendPref): Promise<void> {
+    this.slot = await this.pool.spawn(this.index, pref, this.hooks);
+  }
+
+  async run(cell: CellSpec, onProgress: (fraction: number, message?: string) => void): Promise<CellResult> {
+    const slot = this.slot;
+    if (!slot) throw new CrashError(`worker ${this.index + 1} is not running`);
+    const listener = proxy((p: CellProgress) => {
+      if (p.runId === this.runId && p.key === cell.key) onProgress(p.fraction, p.message);
+    });
+    return slot.call(slot.remote.runCell(cell, this.plan, this.runId, listener));
+  }
+
+  async restart(backend: string | null, reason: string): Promise<void> {
+    this.slot?.terminate(reason);
+    this.slot = null;
+    this.pool.countRestart();
+    this.hooks.onWorker?.({ index: this.index, phase: 'restarting', backend: null, cell: null, attempt: 0, fraction: 0, message: reason });
+    await this.start((backend as BackendPref | null) ?? this.pool.backendPref);
+  }
+
+  cancel(): void {
+    const slot = this.slot;
+    if (!slot) return;
+    void slot.remote.cancel().catch(() => {});
+    // An algorithm that never checks its signal must not keep the run alive.
+    setTimeout(() => slot.terminate('cancelled'), 1000);
+  }
+
+  async close(): Promise<void> {
+    const s = this.slot;
+    if (!s) return;
+    await Promise.race([s.remote.dispose().catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
+    s.terminate('pool finished');
+    this.slot = null;
+  }
+}
+
+/** Validates a stored record on its way back in (resume): a bad one is dropped and run again. */
+function readableStored(c: StoredCell): StoredCell | null {
+  if (c.result === null) return c.status === 'failed' ? c : null;
+  try {
+    return { ...c, result: parseCellResult(c.result) };
+  } catch {
+    return null;
+  }
+}
+
 export class BenchPool {
-  readonly #opts: Required<Omit<PoolOptions, 'createWorker' | 'now'>> & Pick<PoolOptions, 'createWorker' | 'now'>;
-  #scheduler: Scheduler | null = null;
-  #slots: (Slot | null)[] = [];
-  #cancelled = false;
+  readonly #opts: PoolOptions;
+  #executor: RunExecutor | null = null;
+  #lanes: WorkerLane[] = [];
+  #ac = new AbortController();
   #backends = new Set<BackendName>();
   #restarts = 0;
 
@@ -132,19 +201,27 @@ export class BenchPool {
     return (this.#opts.now ?? (() => performance.now()))();
   }
 
+  get backendPref(): BackendPref {
+    return this.#opts.backend;
+  }
+
   /** Backends the workers ran on so far. */
   get backends(): BackendName[] {
     return [...this.#backends];
   }
 
-  /** Workers replaced after a crash or a lost GPU device. */
+  /** Workers replaced after a crash, a lost GPU device, a leak or the watchdog. */
   get restarts(): number {
     return this.#restarts;
   }
 
+  countRestart(): void {
+    this.#restarts++;
+  }
+
   /** Test hook: make worker `index` crash (an uncaught error in the worker). False when it is not running. */
   simulateCrash(index: number): boolean {
-    const slot = this.#slots[index];
+    const slot = this.#lanes[index]?.slot;
     if (!slot) return false;
     void slot.remote.simulateCrash().catch(() => {});
     return true;
@@ -152,144 +229,97 @@ export class BenchPool {
 
   /** Test hook: make worker `index` lose its WebGPU device (false result when it is not on WebGPU). */
   async simulateDeviceLost(index: number): Promise<boolean> {
-    const slot = this.#slots[index];
+    const slot = this.#lanes[index]?.slot;
     return slot ? slot.remote.simulateDeviceLost() : false;
   }
 
+  /** Test hook: make worker `index` hang (a synchronous loop that never posts), for the watchdog. */
+  simulateHang(index: number): boolean {
+    const slot = this.#lanes[index]?.slot;
+    if (!slot) return false;
+    void slot.remote.simulateHang().catch(() => {});
+    return true;
+  }
+
   snapshot(): ProgressSnapshot | null {
-    return this.#scheduler?.snapshot(this.#now()) ?? null;
+    return this.#executor?.snapshot() ?? null;
   }
 
-  /** Runs (or resumes) a stored run until every cell is stored or `cancel` is called. */
-  async run(run: StoredRun, hooks: PoolHooks = {}): Promise<PoolOutcome> {
-    const { store } = this.#opts;
-    const cells = expandPlan(run.plan, isBaselineAlgorithm);
-    const stored = await store.cells(run.id);
-    const scheduler = new Scheduler(cells, stored.map((c) => c.key), {
-      failed: stored.filter((c) => c.status === 'failed').map((c) => c.key),
-    });
-    this.#scheduler = scheduler;
-    await this.#fillOrphans(run, scheduler, hooks);
-    const size = Math.min(this.#opts.size, Math.max(1, scheduler.pending));
-    const reasons: string[] = [];
-    await Promise.all(Array.from({ length: size }, (_, i) => this.#slotLoop(i, run, scheduler, hooks).catch((e) => {
-      reasons.push(errText(e));
-    })));
-    if (this.#cancelled) return { status: 'cancelled' };
-    if (!scheduler.finished) return { status: 'paused', reason: reasons.join(' ') || 'The workers stopped early.' };
-    return { status: 'done' };
-  }
-
-  /** Stops the run: aborts the cells in flight, then ends the workers. Cells in flight are not stored. */
-  cancel(): void {
-    this.#cancelled = true;
-    for (const slot of this.#slots) {
-      if (!slot) continue;
-      void slot.remote.cancel().catch(() => {});
-      // An algorithm that never checks its signal must not keep the run alive.
-      setTimeout(() => slot.terminate('cancelled'), 1000);
-    }
-  }
-
-  /** Derived cells whose t = 0 record was stored before a reload, filled without a fit. */
-  async #fillOrphans(run: StoredRun, scheduler: Scheduler, hooks: PoolHooks): Promise<void> {
-    const orphans = scheduler.orphans();
-    if (orphans.length === 0) return;
-    const out: StoredCell[] = [];
-    for (const d of orphans) {
-      const t0 = await this.#opts.store.getCell(run.id, d.derivedFromKey!);
-      if (t0) out.push(derivedStored(t0, d));
-    }
-    await this.#opts.store.putCells(out);
-    for (const c of out) scheduler.markDone(c.key, c.status === 'failed');
-    hooks.onStored?.(out);
-  }
-
-  async #spawn(index: number, pref: BackendPref, hooks: PoolHooks): Promise<Slot> {
+  async spawn(index: number, pref: BackendPref, hooks: PoolHooks): Promise<Slot> {
     const create = this.#opts.createWorker ?? defaultCreateWorker;
     const slot = new Slot(create, `bench-${index}`);
-    this.#slots[index] = slot;
+    hooks.onWorker?.({ index, phase: 'starting', backend: null, cell: null, attempt: 0, fraction: 0, message: null });
     slot.report = await slot.call(slot.remote.init(pref, { baseUrl: this.#opts.baseUrl }));
     this.#backends.add(slot.report.backend);
     hooks.onBackend?.(index, slot.report);
     return slot;
   }
 
-  async #slotLoop(index: number, run: StoredRun, scheduler: Scheduler, hooks: PoolHooks): Promise<void> {
-    const view = (patch: Partial<WorkerView>, slot: Slot | null) => hooks.onWorker?.({
-      index, phase: 'idle', backend: slot?.report?.backend ?? null, cell: null, attempt: 0, fraction: 0, message: null, ...patch,
+  /** Runs (or resumes) a stored run until every cell is stored or `cancel` is called. */
+  async run(run: StoredRun, hooks: PoolHooks = {}): Promise<PoolOutcome> {
+    const { store } = this.#opts;
+    const cells = expandPlan(run.plan, isBaselineAlgorithm);
+    // Every stored record is checked on its way back in: a bad one is dropped and run again.
+    const raw = await store.cells(run.id);
+    const stored: StoredCell[] = [];
+    const bad: string[] = [];
+    for (const c of raw) {
+      const ok = readableStored(c);
+      if (ok) stored.push(ok);
+      else bad.push(c.key);
+    }
+    if (bad.length) {
+      await store.deleteCells(run.id, bad);
+      hooks.onNotice?.(`${bad.length} saved result${bad.length === 1 ? ' was' : 's were'} unreadable and ${bad.length === 1 ? 'is' : 'are'} run again (${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ', …' : ''}); the other ${stored.length} are kept.`);
+    }
+    const done = new Set(stored.map((c) => c.key));
+    const pending = fitCells(cells).filter((f) => !done.has(f.key)).length;
+    const size = Math.min(this.#opts.size, Math.max(1, pending));
+    const lanes = Array.from({ length: size }, (_, i) => new WorkerLane(i, this, run.id, run.plan, hooks));
+    this.#lanes = lanes;
+    const started = await Promise.allSettled(lanes.map((l) => l.start(this.#opts.backend)));
+    const failures = started.flatMap((r) => (r.status === 'rejected' ? [errText(r.reason)] : []));
+    const live = lanes.filter((_, i) => started[i].status === 'fulfilled');
+    if (live.length === 0) return { status: 'paused', reason: failures.join(' ') || 'No worker could start.' };
+    if (this.#ac.signal.aborted) {
+      await Promise.all(live.map((l) => l.close()));
+      return { status: 'cancelled' };
+    }
+    const family = (a: string) => getAlgorithm(a).family;
+    const { msPerUnit } = calibrate(() => performance.now(), 3);
+    const executor = new RunExecutor({
+      cells,
+      stored: stored.map(({ runId: _r, ...c }) => c),
+      lanes: live,
+      put: (batch) => store.putCells(batch.map((c) => ({ runId: run.id, ...c }))),
+      family,
+      cost: (c) => cellCost(c, family),
+      msPerUnit,
+      validate: parseCellResult,
+      clock: { now: () => this.#now(), after: (ms, fn) => { const h = setTimeout(fn, ms); return () => clearTimeout(h); } },
+      signal: this.#ac.signal,
+      watchdog: this.#opts.watchdog === undefined ? DEFAULT_WATCHDOG : this.#opts.watchdog,
     });
-    view({ phase: 'starting' }, null);
-    let slot: Slot | null = await this.#spawn(index, this.#opts.backend, hooks);
+    this.#executor = executor;
     try {
-      while (!this.#cancelled) {
-        const cell = scheduler.next(index, this.#now());
-        if (!cell) break;
-        // A crashed try is retried here, on this slot's fresh worker.
-        for (;;) {
-          const attempt = scheduler.attempt(cell.key);
-          view({ phase: 'busy', cell: cell.key, attempt }, slot);
-          const onProgress = proxy((p: CellProgress) => {
-            if (p.runId === run.id && p.key === cell.key) view({ phase: 'busy', cell: cell.key, attempt, fraction: p.fraction, message: p.message ?? null }, slot);
-          });
-          try {
-            const result = await slot.call(slot.remote.runCell(cell, run.plan, run.id, onProgress));
-            await this.#record(run, scheduler, cell, result, null, attempt, hooks);
-            break;
-          } catch (e) {
-            if (this.#cancelled) {
-              scheduler.release(cell.key);
-              return;
-            }
-            if (!isCrash(e)) {
-              // The cell itself could not run (dataset missing, bad split): record and go on.
-              await this.#record(run, scheduler, cell, null, errText(e), attempt, hooks);
-              break;
-            }
-            const failedBackend = slot.report?.backend ?? null;
-            slot.terminate('replaced after a crash');
-            this.#restarts++;
-            view({ phase: 'restarting', cell: cell.key, attempt, message: errText(e) }, slot);
-            const decision = scheduler.crashed(cell.key);
-            slot = null;
-            slot = await this.#spawn(index, fallbackBackend(failedBackend, this.#opts.backend), hooks);
-            if (decision === 'give-up') {
-              await this.#record(run, scheduler, cell, null, `Crashed twice: ${errText(e)}`, attempt, hooks);
-              break;
-            }
-          }
-        }
-        view({ phase: 'idle' }, slot);
-      }
+      const outcome = await executor.run({
+        onStored: (batch: ExecutedCell[]) => hooks.onStored?.(batch.map((c) => ({ runId: run.id, ...c }))),
+        onLane: (v) => hooks.onWorker?.({ ...v, backend: v.backend as BackendName | null }),
+        onNotice: (text) => hooks.onNotice?.(text),
+      });
+      const unavailable = Object.keys(outcome.unavailable).length ? outcome.unavailable : undefined;
+      if (outcome.status === 'cancelled') return { status: 'cancelled', unavailable };
+      if (outcome.status === 'paused') return { status: 'paused', reason: [outcome.reason, ...failures].filter(Boolean).join(' '), unavailable };
+      return { status: 'done', unavailable };
     } finally {
-      view({ phase: 'stopped' }, slot);
-      if (slot) {
-        const s = slot;
-        await Promise.race([s.remote.dispose().catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
-        s.terminate('pool finished');
-      }
-      this.#slots[index] = null;
+      await Promise.all(lanes.map((l) => l.close()));
+      for (const l of lanes) hooks.onWorker?.({ index: l.index, phase: 'stopped', backend: l.backend, cell: null, attempt: 0, fraction: 0, message: null });
     }
   }
 
-  /** Stores a fit's record and its derived baseline cells in one transaction, then counts them. */
-  async #record(run: StoredRun, scheduler: Scheduler, cell: CellSpec, result: CellResult | null, error: string | null,
-    attempts: number, hooks: PoolHooks): Promise<void> {
-    const own = storedCell(run.id, cell.key, result, error, attempts);
-    // A plan without t = 0 has no cell for a baseline's fit itself, only for its derived cells.
-    const batch: StoredCell[] = scheduler.isPlanKey(cell.key) ? [own] : [];
-    for (const d of scheduler.derivedPending(cell.key)) batch.push(derivedStored(own, d));
-    await this.#opts.store.putCells(batch);
-    scheduler.complete(cell.key, own.status === 'failed');
-    hooks.onStored?.(batch);
+  /** Stops the run: aborts the cells in flight, then ends the workers. Cells in flight are not stored. */
+  cancel(): void {
+    this.#ac.abort();
+    for (const lane of this.#lanes) lane.cancel();
   }
-}
-
-function storedCell(runId: string, key: string, result: CellResult | null, error: string | null, attempts: number): StoredCell {
-  const status = result ? result.outcome.status : 'failed';
-  return { runId, key, status, result, error: error ?? (status === 'failed' ? result?.outcome.reason ?? null : null), attempts };
-}
-
-function derivedStored(t0: StoredCell, d: CellSpec): StoredCell {
-  return { ...t0, key: d.key, result: t0.result ? deriveBaselineCell(t0.result, d) : null };
 }

@@ -7,8 +7,8 @@
 import { decodeRunLink, LinkError } from '../lib/share/permalink.ts';
 import { sortCellsByPlan } from '../lib/share/planOrder.ts';
 import { importRunFile, ImportError } from '../lib/share/runFile.ts';
-import { RunStore, toRunRecord, type StoredRun } from '../lib/suite/runStore.ts';
-import { parseRun, SchemaError, type RunRecord } from '../lib/suite/schema.ts';
+import { RunStore, toRunRecord, type StoredCell, type StoredRun } from '../lib/suite/runStore.ts';
+import { parseCellResult, parseRun, SchemaError, type RunRecord } from '../lib/suite/schema.ts';
 
 export type RunSource = 'link' | 'history' | 'file' | 'latest';
 
@@ -23,6 +23,24 @@ function message(e: unknown): string {
   if (e instanceof LinkError || e instanceof ImportError) return e.message;
   if (e instanceof SchemaError) return `The run is not valid: ${e.message}.`;
   return e instanceof Error ? e.message : String(e);
+}
+
+/** Stored cells whose record passes the schema, and the keys of those that do not. */
+export function readableCells(cells: readonly StoredCell[]): { cells: StoredCell[]; dropped: string[] } {
+  const out: StoredCell[] = [];
+  const dropped: string[] = [];
+  for (const c of cells) {
+    if (c.result === null) {
+      out.push(c);
+      continue;
+    }
+    try {
+      out.push({ ...c, result: parseCellResult(c.result) });
+    } catch {
+      dropped.push(c.key);
+    }
+  }
+  return { cells: out, dropped };
 }
 
 export class ResultsState {
@@ -75,11 +93,19 @@ export class ResultsState {
     this.shown = { run, source: 'latest', label: run.id };
   }
 
+  /** Saved records of the opened history run that could not be read (left out, not fatal). */
+  historyNotice = $state<string | null>(null);
+
   async loadRecord(id: string): Promise<RunRecord> {
     const store = await this.#openStore();
     const run = await store.getRun(id);
     if (!run) throw new Error(`No run with id "${id.slice(0, 80)}" in this browser's history (it may have been deleted).`);
-    return sortCellsByPlan(parseRun(toRunRecord(run, await store.cells(id))));
+    // One unreadable record must not cost the whole run: it is left out, with a notice.
+    const { cells, dropped } = readableCells(await store.cells(id));
+    this.historyNotice = dropped.length
+      ? `${dropped.length} saved result${dropped.length === 1 ? '' : 's'} of this run could not be read and ${dropped.length === 1 ? 'is' : 'are'} left out (${dropped.slice(0, 3).join(', ')}${dropped.length > 3 ? ', …' : ''}). Resume the run on the Run page to compute ${dropped.length === 1 ? 'it' : 'them'} again.`
+      : null;
+    return sortCellsByPlan(parseRun(toRunRecord(run, cells)));
   }
 
   async openHistory(id: string): Promise<void> {

@@ -12,7 +12,7 @@ import {
 } from '../lib/suite/presets.ts';
 import { RunStore, type ResumableRun, type StoredCell, type StoredRun } from '../lib/suite/runStore.ts';
 import { defaultWorkerCount, type ProgressSnapshot } from '../lib/suite/scheduler.ts';
-import type { CellResult, RunEnv } from '../lib/suite/schema.ts';
+import { parseCellResult, type CellResult, type RunEnv } from '../lib/suite/schema.ts';
 import { backend } from './backend.svelte.ts';
 
 /** ≤ 4 progress updates per second, however fast cells finish. */
@@ -105,6 +105,13 @@ export class RunState {
   results = $state.raw<CellResult[]>([]);
   resumable = $state.raw<ResumableEntry[]>([]);
   error = $state<string | null>(null);
+  /**
+   * What the run wants the user to know, in plain words: a dataset that could not load (its
+   * cells are not run), saved records dropped on resume, a pause. Replaced whole.
+   */
+  notices = $state.raw<string[]>([]);
+  /** Datasets of the shown run that could not load → the reason (their cells are "not run"). */
+  unavailable = $state.raw<Record<string, string>>({});
   /** Workers replaced after a crash or a lost GPU device, in this session of the shown run. */
   restarts = $state(0);
   /** Cells already saved when the shown run was (re)started: the count before the first snapshot. */
@@ -217,8 +224,16 @@ export class RunState {
       // Set in the same tick as the run, so the count shown never starts below what is saved.
       this.#reset(run, cells.length);
       this.resumable = this.resumable.filter((r) => r.run.id !== id);
-      // Through the slicer: a resumed run may hold every panel at once.
-      this.#pendingResults = cells.flatMap((c) => (c.result ? [c.result] : []));
+      // Through the slicer: a resumed run may hold every panel at once. Only records that pass
+      // the schema reach the charts; the pool drops the others and runs them again.
+      this.#pendingResults = cells.flatMap((c) => {
+        if (!c.result) return [];
+        try {
+          return [parseCellResult(c.result)];
+        } catch {
+          return [];
+        }
+      });
       this.#releaseResults(true);
       await store.setStatus(id, 'running');
       await this.#execute({ ...run, status: 'running' });
@@ -249,6 +264,8 @@ export class RunState {
     this.restarts = 0;
     this.phase = 'starting';
     this.error = null;
+    this.notices = [];
+    this.unavailable = {};
     this.results = [];
     this.progress = null;
     this.workerViews = [];
@@ -277,7 +294,11 @@ export class RunState {
           for (const c of cells) if (c.result) this.#pendingResults.push(c.result);
         },
         onWorker: (view) => this.#pendingViews.set(view.index, view),
+        onNotice: (text) => {
+          this.notices = [...this.notices, text];
+        },
       });
+      if (outcome.unavailable) this.unavailable = outcome.unavailable;
       const finishedAt = outcome.status === 'done' ? new Date().toISOString() : null;
       const final: StoredRun = { ...run, status: outcome.status, finished_at: finishedAt, env: { ...run.env, backends: pool.backends } };
       await store.putRun(final);
@@ -347,6 +368,7 @@ export class RunState {
     return {
       simulateCrash: (index: number) => this.#pool?.simulateCrash(index) ?? false,
       simulateDeviceLost: (index: number) => this.#pool?.simulateDeviceLost(index) ?? Promise.resolve(false),
+      simulateHang: (index: number) => this.#pool?.simulateHang(index) ?? false,
       restarts: () => this.restarts,
       /** Runs a custom selection to the end (used by `npm run bench`); resolves with the records. */
       runSelection: async (sel: CustomSelection, workers?: number) => {

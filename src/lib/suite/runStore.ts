@@ -110,6 +110,13 @@ export class RunStore {
     await Promise.all([...cells.map((c) => tx.store.put(c)), tx.done]);
   }
 
+  /** Removes cells of a run (records that failed validation on resume, to be run again). */
+  async deleteCells(runId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const tx = this.#db.transaction(CELLS_STORE, 'readwrite');
+    await Promise.all([...keys.map((k) => tx.store.delete([runId, k])), tx.done]);
+  }
+
   async getCell(runId: string, key: string): Promise<StoredCell | undefined> {
     return this.#db.get(CELLS_STORE, [runId, key]);
   }
