@@ -23,8 +23,13 @@ export async function mergeCommand(argv: string[]): Promise<number> {
       throw new CliError(`${file}: ${(e as Error).message}`);
     }
   });
-  const merged = mergeRuns(runs);
-  writeFileAtomic(out, `${JSON.stringify(merged)}\n`);
+  let merged;
+  try {
+    merged = mergeRuns(runs, positionals);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  writeFileAtomic(out, `${JSON.stringify(parseRun(merged))}\n`);
   process.stderr.write(`Merged ${runs.length} files into ${merged.cells.length} cells: ${out}\n`);
   return 0;
 }
