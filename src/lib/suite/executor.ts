@@ -176,6 +176,11 @@ export class RunExecutor {
   readonly #storedByKey: Map<string, ExecutedCell>;
   #pauseReason: string | null = null;
   readonly #hasGpuLane: boolean;
+  /** Datasets a fit has loaded (any record came back): their fits run on every lane. */
+  readonly #loaded = new Set<string>();
+  /** Datasets whose first fit is in flight: other lanes wait, so one that cannot load fails once. */
+  readonly #probing = new Set<string>();
+  #wakers: (() => void)[] = [];
 
   constructor(opts: ExecutorOptions) {
     this.#o = opts;
@@ -223,10 +228,46 @@ export class RunExecutor {
     hooks.onStored?.(out);
   }
 
-  /** GPU work goes to a GPU lane when the run has one; a GPU lane takes CPU work when idle. */
-  #accepts(lane: Lane): ((cell: CellSpec) => boolean) | undefined {
-    if (!this.#hasGpuLane || lane.resource === 'gpu') return undefined;
-    return (cell) => this.#o.family(cell.algorithm) !== 'deep';
+  /**
+   * What `lane` may take now. GPU work goes to a GPU lane when the run has one (a GPU lane takes
+   * CPU work too); a dataset's first fit runs alone until it has loaded.
+   */
+  #accepts(lane: Lane): (cell: CellSpec) => boolean {
+    const gpuOnly = this.#hasGpuLane && lane.resource !== 'gpu';
+    return (cell) => (!gpuOnly || this.#o.family(cell.algorithm) !== 'deep')
+      && !(cell.dataset in this.#unavailable)
+      && (this.#loaded.has(cell.dataset) || !this.#probing.has(cell.dataset));
+  }
+
+  /** Something finished or went back to the queue: lanes waiting for work look again. */
+  #wake(): void {
+    const w = this.#wakers;
+    this.#wakers = [];
+    for (const f of w) f();
+  }
+
+  #changed(): Promise<void> {
+    return new Promise((resolve) => this.#wakers.push(resolve));
+  }
+
+  /** The next fit for `lane`; waits while fits are in flight that may unblock one; null when none is left for it. */
+  async #nextFor(lane: Lane): Promise<CellSpec | null> {
+    for (;;) {
+      if (this.#stopped()) return null;
+      const cell = this.scheduler.next(lane.index, this.#o.clock.now(), this.#accepts(lane));
+      if (cell) {
+        if (!this.#loaded.has(cell.dataset)) this.#probing.add(cell.dataset);
+        return cell;
+      }
+      if (this.scheduler.pending === 0 || this.scheduler.inFlight().length === 0) return null;
+      await this.#changed();
+    }
+  }
+
+  /** A fit of `dataset` ended without a dataset error: the dataset loads. */
+  #datasetLoaded(dataset: string): void {
+    this.#loaded.add(dataset);
+    this.#probing.delete(dataset);
   }
 
   #stopped(): boolean {
@@ -240,7 +281,7 @@ export class RunExecutor {
     });
     try {
       while (!this.#stopped()) {
-        const cell = scheduler.next(lane.index, this.#o.clock.now(), this.#accepts(lane));
+        const cell = await this.#nextFor(lane);
         if (!cell) break;
         for (;;) {
           const attempt = scheduler.attempt(cell.key);
@@ -263,6 +304,8 @@ export class RunExecutor {
           } catch (e) {
             if (this.#o.signal?.aborted || isAbort(e)) {
               scheduler.release(cell.key);
+              this.#probing.delete(cell.dataset);
+              this.#wake();
               return;
             }
             if (isDatasetUnavailable(e)) {
@@ -281,6 +324,7 @@ export class RunExecutor {
             if (decision === 'give-up' && family === 'deep') {
               // Never record a deep fit as failed because its GPU lane died twice, nor move it to WASM.
               scheduler.release(cell.key);
+              this.#wake();
               this.#pauseReason = `${cell.key} crashed ${attempt} times on ${failedOn ?? 'its backend'} (${errText(e)}). `
                 + 'A deep fit does not move to another backend on its own: resume the run to try it on the GPU again.';
               hooks.onNotice?.(this.#pauseReason);
@@ -298,6 +342,7 @@ export class RunExecutor {
       }
     } finally {
       view({ phase: 'stopped' });
+      this.#wake();
     }
   }
 
@@ -332,23 +377,24 @@ export class RunExecutor {
   /** Stores a fit's record with its derived baseline cells in one batch, then counts them. */
   async #record(cell: CellSpec, result: CellResult | null, error: string | null, attempts: number, hooks: ExecutorHooks): Promise<void> {
     const own = executedCell(cell.key, result, error, attempts);
+    if (!(cell.dataset in this.#unavailable)) this.#datasetLoaded(cell.dataset);
     // A plan without t = 0 has no cell for a baseline's fit itself, only for its derived cells.
     const batch: ExecutedCell[] = this.scheduler.isPlanKey(cell.key) ? [own] : [];
     for (const d of this.scheduler.derivedPending(cell.key)) batch.push(derivedExecuted(own, d));
     await this.#o.put(batch);
     this.scheduler.complete(cell.key, own.status === 'failed');
     hooks.onStored?.(batch);
+    this.#wake();
   }
 
   /** The dataset of `cell` cannot load: this fit and every waiting fit of it are stored as not run, once. */
   async #datasetUnavailable(cell: CellSpec, reason: string, attempts: number, hooks: ExecutorHooks): Promise<void> {
     const ds = cell.dataset;
     const text = unavailableText(ds, reason);
-    if (!(ds in this.#unavailable)) {
-      this.#unavailable[ds] = reason;
-      hooks.onNotice?.(`${ds} could not be loaded; its cells are not run. ${reason}`);
-    }
-    await this.#record(cell, null, text, attempts, hooks);
+    this.#probing.delete(ds);
+    const first = !(ds in this.#unavailable);
+    this.#unavailable[ds] = reason;
+    // Out of the queue before any await, so no other lane starts one of them.
     const match = (c: CellSpec) => c.dataset === ds;
     const batch: ExecutedCell[] = [];
     for (const f of this.scheduler.queued().filter(match)) {
@@ -356,11 +402,13 @@ export class RunExecutor {
       if (this.scheduler.isPlanKey(f.key)) batch.push(own);
       for (const d of this.scheduler.derivedPending(f.key)) batch.push(derivedExecuted(own, d));
     }
-    if (batch.length === 0) return;
-    // Out of the queue in the same tick, so no other lane starts one of them.
     this.scheduler.failQueued(match);
+    if (first) hooks.onNotice?.(`${ds} could not be loaded; its cells are not run. ${reason}`);
+    await this.#record(cell, null, text, attempts, hooks);
+    if (batch.length === 0) return;
     await this.#o.put(batch);
     hooks.onStored?.(batch);
+    this.#wake();
   }
 }
 

@@ -173,12 +173,14 @@ describe('RunExecutor', () => {
       if (cell.dataset === 'letter') throw Object.assign(new Error('letter could not be downloaded from any host (offline).'), { name: 'DatasetError' });
       return fixtureCell(cell);
     };
-    const lane = new FakeLane(0, 'wasm', behave);
+    const lanes = [0, 1, 2].map((i) => new FakeLane(i, 'wasm', behave));
     const notices: string[] = [];
-    const { ex, stored } = executor(cells, [lane], { cost: (c) => cellCost(c, family), msPerUnit: 1e-6 });
+    const { ex, stored } = executor(cells, lanes, { cost: (c) => cellCost(c, family), msPerUnit: 1e-6 });
     const outcome = await ex.run({ onNotice: (t) => notices.push(t) });
     expect(outcome.status).toBe('done');
-    expect(lane.ran.filter((k) => k.startsWith('letter|'))).toHaveLength(1); // tried once, not per cell
+    // Tried once, not per cell, nor once per lane (letter's fits are the longest: every lane wanted one first).
+    expect(lanes.flatMap((l) => l.ran).filter((k) => k.startsWith('letter|'))).toHaveLength(1);
+    expect(lanes.flatMap((l) => l.ran).filter((k) => k.startsWith('iris|'))).toHaveLength(12);
     const letter = stored.filter((c) => c.key.startsWith('letter|'));
     expect(letter).toHaveLength(12);
     expect(letter.every((c) => c.status === 'failed' && /^not run: letter unavailable \(letter could not be downloaded/.test(c.error!))).toBe(true);
