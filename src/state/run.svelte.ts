@@ -128,6 +128,8 @@ export class RunState {
 
   #store: Promise<RunStore> | null = null;
   #pool: BenchPool | null = null;
+  /** Test hook: a shorter watchdog (the default waits minutes before declaring a fit hung). */
+  #watchdog: { factor: number; minMs: number } | undefined = undefined;
   #pendingResults: CellResult[] = [];
   #lastRelease = -Infinity;
   #sliceTimer: ReturnType<typeof setTimeout> | null = null;
@@ -281,7 +283,7 @@ export class RunState {
   async #execute(run: StoredRun): Promise<void> {
     const store = await this.#openStore();
     const pool = new BenchPool({
-      size: run.workers, backend: backend.pref, store,
+      size: run.workers, backend: backend.pref, store, watchdog: this.#watchdog,
       baseUrl: new URL('./', document.baseURI).href,
     });
     this.#pool = pool;
@@ -369,6 +371,9 @@ export class RunState {
       simulateCrash: (index: number) => this.#pool?.simulateCrash(index) ?? false,
       simulateDeviceLost: (index: number) => this.#pool?.simulateDeviceLost(index) ?? Promise.resolve(false),
       simulateHang: (index: number) => this.#pool?.simulateHang(index) ?? false,
+      setWatchdog: (w: { factor: number; minMs: number }) => {
+        this.#watchdog = w;
+      },
       restarts: () => this.restarts,
       /** Runs a custom selection to the end (used by `npm run bench`); resolves with the records. */
       runSelection: async (sel: CustomSelection, workers?: number) => {

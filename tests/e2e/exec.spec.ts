@@ -1,0 +1,149 @@
+/**
+ * The run executor in the page (issue 7 item 6, issue 11 point 1, issue 12 rows 4, 5, 7, 8):
+ * a dataset that cannot load fails once with its reason; a corrupt stored cell is dropped and run
+ * again on Resume (history still opens the run); an oversized link answers at once; a run the
+ * views cannot show says why; a silent worker is recycled by the watchdog.
+ */
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { offline } from './offline.ts';
+
+type RacRun = {
+  simulateHang(i: number): boolean;
+  setWatchdog(w: { factor: number; minMs: number }): void;
+};
+
+async function progress(page: Page): Promise<{ done: number; total: number; failed: number }> {
+  const el = page.getByTestId('run-progress');
+  const [done, total, failed] = await Promise.all(['data-done', 'data-total', 'data-failed'].map((a) => el.getAttribute(a)));
+  return { done: Number(done), total: Number(total), failed: Number(failed) };
+}
+
+/** Stored cells of the newest run: key, status, error. */
+async function storedCells(page: Page): Promise<{ runId: string; cells: { key: string; status: string; error: string | null }[] }> {
+  return page.evaluate(async () => {
+    const db: IDBDatabase = await new Promise((res, rej) => {
+      const r = indexedDB.open('rac-bench-runs');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const all = <T,>(store: string): Promise<T[]> => new Promise((res, rej) => {
+      const r = db.transaction(store).objectStore(store).getAll();
+      r.onsuccess = () => res(r.result as T[]);
+      r.onerror = () => rej(r.error);
+    });
+    const runs = await all<{ id: string; created_at: string }>('runs');
+    runs.sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+    const cells = (await all<{ runId: string; key: string; status: string; error: string | null }>('cells')).filter((c) => c.runId === runs[0].id);
+    db.close();
+    return { runId: runs[0].id, cells: cells.map(({ key, status, error }) => ({ key, status, error })) };
+  });
+}
+
+const LETTER_PLAN = '#/run?preset=custom&ds=iris,letter&set=label&labels=5&alg=lp&seeds=0,1&t=0,1';
+
+test('a dataset that cannot load fails once, with its reason; its cells are "not run" and counted', async ({ page, context }) => {
+  const outside = await offline(context);
+  await page.goto(`/${LETTER_PLAN}`);
+  await page.getByTestId('run-workers').fill('2');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  // 2 datasets × 2 seeds × 2 t: the 4 letter cells fail, the 4 iris cells run.
+  expect(await progress(page)).toEqual({ done: 8, total: 8, failed: 4 });
+  await expect(page.getByTestId('run-notice')).toHaveCount(1);
+  await expect(page.getByTestId('run-notice')).toContainText('letter could not be loaded; its cells are not run.');
+  const { cells } = await storedCells(page);
+  const letter = cells.filter((c) => c.key.startsWith('letter|'));
+  expect(letter).toHaveLength(4);
+  for (const c of letter) {
+    expect(c.status).toBe('failed');
+    expect(c.error).toMatch(/^not run: letter unavailable \(/);
+  }
+  // One load of letter (every host tried once), not one per cell: before, 4 cells × every host.
+  const hosts = new Set(outside.map((u) => new URL(u).hostname));
+  expect(outside.length).toBeLessThanOrEqual(hosts.size * 3);
+});
+
+test('Resume drops a corrupt stored cell with a notice, re-runs it, and keeps the rest; history still opens the run', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // 2 algorithms × 20 seeds × 6 t = 240 cells: long enough to reload mid-run.
+  await page.goto('/#/run?preset=custom&ds=iris&set=label&labels=5&alg=lp,ls&seeds=0-19&t=all');
+  await page.getByTestId('run-workers').fill('1');
+  await page.getByTestId('run-start').click();
+  await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(6);
+  await page.reload();
+  await expect(page.getByTestId('run-resume')).toHaveCount(1);
+  // Corrupt one stored record (as a broken extension or a hand edit would).
+  const victim = await page.evaluate(async () => {
+    const db: IDBDatabase = await new Promise((res, rej) => {
+      const r = indexedDB.open('rac-bench-runs');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const tx = db.transaction('cells', 'readwrite');
+    const store = tx.objectStore('cells');
+    const cells: { key: string; result: { seed: unknown; outcome: { accuracy: unknown } } | null }[] = await new Promise((res) => {
+      const r = store.getAll();
+      r.onsuccess = () => res(r.result);
+    });
+    const c = cells.find((x) => x.result)!;
+    c.result!.outcome.accuracy = 'not a number';
+    store.put(c);
+    await new Promise((r) => { tx.oncomplete = r; });
+    db.close();
+    return c.key;
+  });
+  // History first: before, one bad record made the whole run refuse to open.
+  const { runId } = await storedCells(page);
+  await page.goto(`/#/results?run=${encodeURIComponent(runId)}`);
+  await expect(page.getByTestId('results-shown')).toHaveAttribute('data-run-id', runId);
+  await expect(page.getByTestId('history-notice')).toContainText('1 saved result of this run could not be read');
+
+  await page.goto('/#/run');
+  await page.getByTestId('run-resume').click();
+  await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  await expect(page.getByTestId('run-notice').first()).toContainText('1 saved result was unreadable and is run again');
+  expect(await progress(page)).toEqual({ done: 240, total: 240, failed: 0 });
+  const { cells } = await storedCells(page);
+  expect(cells).toHaveLength(240);
+  expect(cells.find((c) => c.key === victim)?.status).toBe('ok');
+  expect(errors).toEqual([]);
+});
+
+test('a link asking for 100 000 seeds answers at once, saying how to split the study', async ({ page }) => {
+  const t0 = Date.now();
+  await page.goto('/#/run?preset=custom&ds=iris,wine&alg=lp,ls,xgb&seeds=0-99999&t=all');
+  await expect(page.getByTestId('run-linked-notice').first()).toContainText(/seeds.*more than 1,000 values.*rac-bench merge/);
+  expect(Date.now() - t0).toBeLessThan(10_000);
+  // Within the seed limit but over the cell cap: the planner says so and Start stays off.
+  await page.goto('/#/run?preset=custom&ds=iris,wine&set=all&labels=1-100&alg=lp,ls,xgb,ssgmm&seeds=0-99&t=all');
+  await page.reload();
+  await expect(page.locator('.problem')).toContainText(/This plan has 1,440,000 cells, more than the 100,000 one run may hold/);
+  await expect(page.getByTestId('run-start')).toBeDisabled();
+});
+
+test('a run the views cannot show says why instead of drawing nothing', async ({ page }) => {
+  const run = JSON.parse(readFileSync('tests/fixtures/runs/iris-feature-5.json', 'utf8'));
+  run.plan.algorithms = [...run.plan.algorithms, run.plan.algorithms[0]];
+  const dir = mkdtempSync(join(tmpdir(), 'rac-view-'));
+  const file = join(dir, 'dup.json');
+  writeFileSync(file, JSON.stringify(run));
+  await page.goto('/#/results');
+  await page.getByTestId('import-file').setInputFiles(file);
+  await expect(page.getByTestId('results-cannot-show')).toContainText(`The plan lists algorithms "${run.plan.algorithms[0]}" twice.`);
+});
+
+test('the watchdog recycles a worker that hangs and the run completes', async ({ page }) => {
+  await page.goto('/#/run?preset=custom&ds=iris&set=label&labels=5&alg=lp&seeds=0-2&t=all');
+  await page.evaluate(() => (window as unknown as { __racRun: RacRun }).__racRun.setWatchdog({ factor: 1, minMs: 3000 }));
+  await page.getByTestId('run-workers').fill('1');
+  await page.getByTestId('run-start').click();
+  await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
+  expect(await page.evaluate(() => (window as unknown as { __racRun: RacRun }).__racRun.simulateHang(0))).toBe(true);
+  await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
+  expect(await progress(page)).toEqual({ done: 18, total: 18, failed: 0 });
+  await expect(page.getByTestId('run-restarts')).toHaveAttribute('data-restarts', '1');
+});
