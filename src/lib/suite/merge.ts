@@ -59,8 +59,8 @@ export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] =
         throw new MergeError(`${name(i)} uses protocol ${field} ${canonical(run.plan[field])}, ${name(0)} uses ${canonical(firstPlan[field])}; results that differ in these must not be pooled.`);
       }
     }
-    const mismatch = versionMismatch({ name: '1', run: runs[0] }, { name: String(i + 1), run });
-    if (mismatch) throw new Error(mismatch);
+    const mismatch = versionMismatch({ name: names[0] ?? '1', run: runs[0] }, { name: names[i] ?? String(i + 1), run });
+    if (mismatch) throw new MergeError(mismatch);
     for (const c of run.cells) {
       const key = resultKey(c);
       const where = `${name(i)} (cell ${key})`;
