@@ -76,7 +76,7 @@ describe('rac-bench run is crash-proof', () => {
     expect(existsSync(`${out}.journal`)).toBe(false);
     // The record says where the data came from, not a placeholder.
     expect(essence(out)[0]).toContain('embedded:data/');
-  }, 300_000);
+  }, 600_000);
 
   it('checks --out before the first fit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rac-out-'));

@@ -18,6 +18,20 @@ export interface FetchWithProgressOptions {
   now?: () => number;
   /** Names the dataset in error messages. */
   datasetId?: string;
+  /**
+   * A download that receives nothing for this long (no response, or no bytes) is given up with a
+   * retryable 'network' DatasetError instead of hanging for ever. Default 30 000 ms; 0 disables.
+   */
+  stallMs?: number;
+  /** Timer (ms, fn) → cancel; injectable for tests. */
+  after?: (ms: number, fn: () => void) => () => void;
+}
+
+export const DEFAULT_STALL_MS = 30_000;
+
+function defaultAfter(ms: number, fn: () => void): () => void {
+  const h = setTimeout(fn, ms);
+  return () => clearTimeout(h);
 }
 
 function hostOf(url: string): string {
@@ -39,10 +53,32 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
   const throttle = opts.throttleMs ?? 100;
   const what = opts.datasetId ? `dataset '${opts.datasetId}'` : 'the file';
   const host = hostOf(url);
+  const stallMs = opts.stallMs ?? DEFAULT_STALL_MS;
+  const after = opts.after ?? defaultAfter;
+  let received = 0;
+  const stalled = () => new DatasetError({
+    kind: 'network', retryable: true, url, datasetId: opts.datasetId,
+    message: `The download of ${what} from ${host} stalled: nothing arrived for ${Math.round(stallMs / 1000)} s` +
+      `${received ? ` after ${formatBytes(received)}` : ''}. Check the connection and press Retry.`,
+  });
+  // Each wait (the response, then every chunk) gets the stall limit; `onStall` stops the transfer.
+  const watch = <T>(p: Promise<T>, onStall: () => void): Promise<T> => {
+    if (!(stallMs > 0)) return p;
+    return new Promise<T>((resolve, reject) => {
+      const cancel = after(stallMs, () => {
+        onStall();
+        reject(stalled());
+      });
+      p.then((v) => { cancel(); resolve(v); }, (e) => { cancel(); reject(e); });
+    });
+  };
+  const stallAbort = new AbortController();
+  const signal = opts.signal && typeof AbortSignal.any === 'function' ? AbortSignal.any([opts.signal, stallAbort.signal]) : (opts.signal ?? stallAbort.signal);
   let res: Response;
   try {
-    res = await fetchImpl(url, { signal: opts.signal });
+    res = await watch(fetchImpl(url, { signal }), () => stallAbort.abort());
   } catch (e) {
+    if (e instanceof DatasetError) throw e;
     if (isAbortError(e)) throw e;
     throw new DatasetError({
       kind: 'network', retryable: true, url, datasetId: opts.datasetId,
@@ -90,8 +126,12 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
     for (;;) {
       let step: ReadableStreamReadResult<Uint8Array>;
       try {
-        step = await reader.read();
+        step = await watch(reader.read(), () => {
+          stallAbort.abort();
+          void reader.cancel().catch(() => {});
+        });
       } catch (e) {
+        if (e instanceof DatasetError) throw e;
         if (isAbortError(e) || opts.signal?.aborted) throw opts.signal?.reason ?? e;
         throw cutOff(e instanceof Error ? e.message : String(e));
       }
@@ -103,6 +143,7 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
       }
       chunks.push(step.value);
       loaded += step.value.length;
+      received = loaded;
       report(false);
     }
   }
