@@ -110,6 +110,8 @@ export class RunState {
    * cells are not run), saved records dropped on resume, a pause. Replaced whole.
    */
   notices = $state.raw<string[]>([]);
+  /** Cells of the shown run stored without a record (not run, crashed twice), with the reason. */
+  failures = $state.raw<{ key: string; reason: string }[]>([]);
   /** Datasets of the shown run that could not load → the reason (their cells are "not run"). */
   unavailable = $state.raw<Record<string, string>>({});
   /** Workers replaced after a crash or a lost GPU device, in this session of the shown run. */
@@ -225,6 +227,7 @@ export class RunState {
       const cells = await store.cells(id);
       // Set in the same tick as the run, so the count shown never starts below what is saved.
       this.#reset(run, cells.length);
+      this.failures = cells.filter((c) => !c.result).map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
       this.resumable = this.resumable.filter((r) => r.run.id !== id);
       // Through the slicer: a resumed run may hold every panel at once. Only records that pass
       // the schema reach the charts; the pool drops the others and runs them again.
@@ -268,6 +271,7 @@ export class RunState {
     this.error = null;
     this.notices = [];
     this.unavailable = {};
+    this.failures = [];
     this.results = [];
     this.progress = null;
     this.workerViews = [];
@@ -294,6 +298,8 @@ export class RunState {
       const outcome = await pool.run(run, {
         onStored: (cells: StoredCell[]) => {
           for (const c of cells) if (c.result) this.#pendingResults.push(c.result);
+          const missing = cells.filter((c) => !c.result).map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
+          if (missing.length) this.failures = this.failures.concat(missing);
         },
         onWorker: (view) => this.#pendingViews.set(view.index, view),
         onNotice: (text) => {

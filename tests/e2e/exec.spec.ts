@@ -48,6 +48,10 @@ test('a dataset that cannot load fails once, with its reason; its cells are "not
   const outside = await offline(context);
   await page.goto(`/${LETTER_PLAN}`);
   await page.getByTestId('run-workers').fill('2');
+  // Before Start: letter is not here, and the plan has a time estimate from the cost model.
+  await expect(page.getByTestId('preflight-missing')).toHaveAttribute('data-dataset', 'letter');
+  await expect(page.getByTestId('preflight-download')).toHaveText('Download letter');
+  await expect(page.getByTestId('preflight-estimate')).toContainText('Estimated time on this device: about');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   // 2 datasets × 2 seeds × 2 t: the 4 letter cells fail, the 4 iris cells run.
@@ -61,9 +65,22 @@ test('a dataset that cannot load fails once, with its reason; its cells are "not
     expect(c.status).toBe('failed');
     expect(c.error).toMatch(/^not run: letter unavailable \(/);
   }
+  // Visible on the page with the reason, as one group.
+  await expect(page.getByTestId('run-failures')).toHaveAttribute('data-count', '4');
+  await expect(page.getByTestId('run-failure-group')).toHaveCount(1);
+  await expect(page.getByTestId('run-failure-group')).toContainText('4 × not run: letter unavailable (');
   // One load of letter (every host tried once), not one per cell: before, 4 cells × every host.
   const hosts = new Set(outside.map((u) => new URL(u).hostname));
   expect(outside.length).toBeLessThanOrEqual(hosts.size * 3);
+});
+
+test('the pre-start check drops a missing dataset from the plan', async ({ page, context }) => {
+  await offline(context);
+  await page.goto(`/${LETTER_PLAN}`);
+  await expect(page.getByTestId('run-plan-size')).toContainText('8 cells');
+  await page.getByTestId('preflight-drop').click();
+  await expect(page.getByTestId('run-plan-size')).toContainText('4 cells');
+  await expect(page.getByTestId('preflight-missing')).toHaveCount(0);
 });
 
 test('Resume drops a corrupt stored cell with a notice, re-runs it, and keeps the rest; history still opens the run', async ({ page }) => {

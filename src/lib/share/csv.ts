@@ -29,9 +29,19 @@ function row(c: CellResult): (string | number | null)[] {
   ];
 }
 
-/** The CSV text (header + one row per cell, CRLF line ends, trailing CRLF). */
-export function runToCsv(run: Pick<RunRecord, 'cells'>): string {
+/** A plan cell without a record: its coordinates from the key, its reason in the status column. */
+function failureRow(f: { key: string; reason: string }): (string | number | null)[] {
+  const [dataset, setting, labels, algorithm, tIndex, seed] = f.key.split('|');
+  const status = f.reason.startsWith('not run') ? f.reason : `failed: ${f.reason}`;
+  const num = (x: string | undefined) => (x === undefined || x === '' || !Number.isFinite(Number(x)) ? null : Number(x));
+  return [dataset ?? f.key, setting ?? null, num(labels), algorithm ?? null, null, null, num(tIndex), num(seed), status,
+    null, null, null, null, null, null, null, null, null, null];
+}
+
+/** The CSV text (header + one row per cell, then cells without a record; CRLF line ends, trailing CRLF). */
+export function runToCsv(run: Pick<RunRecord, 'cells'> & { failures?: RunRecord['failures'] }): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const c of run.cells) lines.push(row(c).map(csvField).join(','));
+  for (const f of run.failures ?? []) lines.push(failureRow(f).map(csvField).join(','));
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -145,3 +145,48 @@ export function cellCost(
 ): number {
   return fitCost(cell.algorithm, cellShape(datasetShape(cell.dataset, known), cell.labels), family?.(cell.algorithm));
 }
+
+/**
+ * Peak working memory of one fit in bytes (a rough bound, for the pre-start check): the graph
+ * methods and TSVM hold a dense (l+u)² kernel in float32 (twice, while it is built); the others
+ * hold a few copies of the data.
+ */
+export function fitMemoryBytes(algorithm: string, s: CellShape): number {
+  const n = s.l + s.u;
+  if (algorithm === 'lp' || algorithm === 'ls' || algorithm === 'tsvm') return 2 * 4 * n * n;
+  return 8 * 4 * (n + s.e) * Math.max(1, s.d);
+}
+
+export interface PlanEstimate {
+  /** Seconds for the whole plan on `lanes` lanes at `msPerUnit` (longest-first keeps lanes busy). */
+  seconds: number;
+  /** The largest single fit's expected seconds (a lower bound on wall time). */
+  longestFitSeconds: number;
+  /** Peak memory of the plan's largest fit, times the lanes that may run such fits at once. */
+  peakBytes: number;
+}
+
+/**
+ * The pre-start estimate of a plan: time from the cost model and the device calibration, memory
+ * from fitMemoryBytes. `fits` are the plan's fit cells (fitCells).
+ */
+export function estimatePlan(
+  fits: readonly { dataset: string; labels: number; algorithm: string }[],
+  lanes: number,
+  msPerUnit: number,
+  family?: (algorithm: string) => string,
+  known?: (id: string) => DatasetShape | undefined,
+): PlanEstimate {
+  let total = 0;
+  let longest = 0;
+  let peak = 0;
+  for (const f of fits) {
+    const shape = cellShape(datasetShape(f.dataset, known), f.labels);
+    const ms = fitCost(f.algorithm, shape, family?.(f.algorithm)) * msPerUnit;
+    total += ms;
+    longest = Math.max(longest, ms);
+    peak = Math.max(peak, fitMemoryBytes(f.algorithm, shape));
+  }
+  const n = Math.max(1, lanes);
+  return { seconds: Math.max(total / n, longest) / 1000, longestFitSeconds: longest / 1000, peakBytes: peak * Math.min(n, fits.length || 1) };
+}

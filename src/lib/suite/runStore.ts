@@ -156,10 +156,13 @@ export class RunStore {
 
 /**
  * The exportable run record (`rsb-run/1`): the stored cells that have a record, in plan order
- * of their keys. Cells that crashed twice (no record) are left out.
+ * of their keys. Cells without a record (crashed twice, dataset unavailable) are listed in
+ * `failures` with their reason.
  */
 export function toRunRecord(run: StoredRun, cells: readonly StoredCell[]): RunRecord {
-  const results = cells.filter((c) => c.result !== null).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const byKey = (a: StoredCell, b: StoredCell) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const results = cells.filter((c) => c.result !== null).sort(byKey);
+  const missing = cells.filter((c) => c.result === null).sort(byKey);
   return {
     schema: RUN_SCHEMA,
     id: run.id,
@@ -168,5 +171,7 @@ export function toRunRecord(run: StoredRun, cells: readonly StoredCell[]): RunRe
     plan: run.plan,
     env: run.env,
     cells: results.map((c) => c.result!),
+    // Cells without a record (a dataset that could not load, two crashes) travel with their reason.
+    ...(missing.length ? { failures: missing.map((c) => ({ key: c.key, reason: (c.error ?? 'failed').slice(0, 2000) })) } : {}),
   } as RunRecord;
 }

@@ -381,6 +381,8 @@ export const RunRecordSchema = v.pipe(
       plan: RunPlanSchema,
       env: RunEnvSchema,
       cells: list(CellResultSchema, MAX_RUN_CELLS, 'cells'),
+      /** Plan cells that have no record, with the reason (e.g. "not run: letter unavailable (…)"). */
+      failures: v.optional(list(v.strictObject({ key: text(400, 1), reason: text() }), MAX_RUN_CELLS, 'failures')),
     },
     'expected a run record object',
   ),
