@@ -277,7 +277,11 @@ export class BenchPool {
     const size = Math.min(this.#opts.size, Math.max(1, pending));
     const lanes = Array.from({ length: size }, (_, i) => new WorkerLane(i, this, run.id, run.plan, hooks));
     this.#lanes = lanes;
-    const started = await Promise.allSettled(lanes.map((l) => l.start(this.#opts.backend)));
+    // Resource lanes: with deep work in the plan, worker 1 is the GPU lane (the chosen backend) and
+    // the others run statistical work on WASM beside it; without, every worker takes the choice.
+    const hasDeep = run.plan.algorithms.some((a) => getAlgorithm(a).family === 'deep');
+    const prefFor = (i: number): BackendPref => (hasDeep && i > 0 ? 'wasm' : this.#opts.backend);
+    const started = await Promise.allSettled(lanes.map((l) => l.start(prefFor(l.index))));
     const failures = started.flatMap((r) => (r.status === 'rejected' ? [errText(r.reason)] : []));
     const live = lanes.filter((_, i) => started[i].status === 'fulfilled');
     if (live.length === 0) return { status: 'paused', reason: failures.join(' ') || 'No worker could start.' };
