@@ -13,7 +13,7 @@ import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import type { BenchWorkerApi, CellProgress } from './bench.worker.ts';
 import type { BackendName, BackendPref, BackendReport } from '../src/lib/env/device.ts';
 import { getAlgorithm, isBaselineAlgorithm } from '../src/lib/models/registry.ts';
-import { calibrate, cellCost } from '../src/lib/suite/costModel.ts';
+import { calibrateOnce, cellCost } from '../src/lib/suite/costModel.ts';
 import {
   errText, RunExecutor, type ExecutedCell, type Lane, type ResourceKind,
 } from '../src/lib/suite/executor.ts';
@@ -290,7 +290,7 @@ export class BenchPool {
       return { status: 'cancelled' };
     }
     const family = (a: string) => getAlgorithm(a).family;
-    const { msPerUnit } = calibrate(() => performance.now(), 3);
+    const { msPerUnit } = calibrateOnce(() => performance.now());
     const executor = new RunExecutor({
       cells,
       stored: stored.map(({ runId: _r, ...c }) => c),

@@ -137,7 +137,8 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   await page.goto('/#/run');
   await page.getByTestId('run-preset').selectOption('custom');
   const custom = page.getByTestId('run-custom');
-  // iris + wine, label setting, labels 5, lp, seeds 0–4, all t: 60 cells.
+  // iris + wine, label setting, labels 5, lp + tsvm, seeds 0–4, all t: 120 cells (TSVM keeps the
+  // run long enough to crash a worker mid-run now that LP is fast).
   const box = (group: string, value: string) => custom.locator(`[data-group="${group}"] input[value="${value}"]`);
   const uncheck = async (group: string, value: string) => box(group, value).uncheck();
   for (const seed of ['3', '4']) await box('seeds', seed).check();
@@ -145,17 +146,18 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   await uncheck('settings', 'feature');
   await uncheck('labels', '10');
   for (const a of ['xgb', 'ls', 'ssgmm']) await uncheck('algorithms', a);
-  await expect(page.getByTestId('run-plan-size')).toContainText('60 cells, 60 fits');
+  await box('algorithms', 'tsvm').check();
+  await expect(page.getByTestId('run-plan-size')).toContainText('120 cells, 120 fits');
   await page.getByTestId('run-workers').fill('1');
   await page.getByTestId('run-start').click();
   await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
   expect(await page.evaluate(() => (window as unknown as { __racRun: { simulateCrash(i: number): boolean } }).__racRun.simulateCrash(0))).toBe(true);
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
-  expect(await progress(page)).toEqual({ done: 60, total: 60, failed: 0 });
+  expect(await progress(page)).toEqual({ done: 120, total: 120, failed: 0 });
   await expect(page.getByTestId('run-restarts')).toHaveAttribute('data-restarts', '1');
   const stored = await storedCells(page);
-  expect(stored.keys.length).toBe(60);
-  expect(new Set(stored.keys).size).toBe(60);
+  expect(stored.keys.length).toBe(120);
+  expect(new Set(stored.keys).size).toBe(120);
   expect(stored.statuses.every((s) => s === 'ok')).toBe(true);
   expect(errors).toEqual([]);
 });

@@ -171,7 +171,7 @@ export interface PlanEstimate {
  * from fitMemoryBytes. `fits` are the plan's fit cells (fitCells).
  */
 export function estimatePlan(
-  fits: readonly { dataset: string; labels: number; algorithm: string }[],
+  fits: readonly { dataset: string; labels: number; algorithm: string; count?: number }[],
   lanes: number,
   msPerUnit: number,
   family?: (algorithm: string) => string,
@@ -183,10 +183,18 @@ export function estimatePlan(
   for (const f of fits) {
     const shape = cellShape(datasetShape(f.dataset, known), f.labels);
     const ms = fitCost(f.algorithm, shape, family?.(f.algorithm)) * msPerUnit;
-    total += ms;
+    total += ms * (f.count ?? 1);
     longest = Math.max(longest, ms);
     peak = Math.max(peak, fitMemoryBytes(f.algorithm, shape));
   }
   const n = Math.max(1, lanes);
   return { seconds: Math.max(total / n, longest) / 1000, longestFitSeconds: longest / 1000, peakBytes: peak * Math.min(n, fits.length || 1) };
+}
+
+let memo: { msPerUnit: number; benchMs: number } | null = null;
+
+/** `calibrate` once per process or page (the planner's pre-start check and the run share it). */
+export function calibrateOnce(now: () => number): { msPerUnit: number; benchMs: number } {
+  memo ??= calibrate(now, 3);
+  return memo;
 }
