@@ -156,7 +156,7 @@ test('a run the views cannot show says why instead of drawing nothing', async ({
 test('the watchdog recycles a worker that hangs and the run completes', async ({ page }) => {
   // lp + tsvm on wine, 5 seeds: 60 cells, long enough to hang the worker mid-run.
   await page.goto('/#/run?preset=custom&ds=wine&set=label&labels=5&alg=lp,tsvm&seeds=0-4&t=all');
-  await page.evaluate(() => (window as unknown as { __racRun: RacRun }).__racRun.setWatchdog({ factor: 1, minMs: 3000 }));
+  await page.evaluate(() => (window as unknown as { __racRun: RacRun }).__racRun.setWatchdog({ factor: 1, minMs: 8000 }));
   await page.getByTestId('run-workers').fill('1');
   await page.getByTestId('run-start').click();
   await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
