@@ -29,7 +29,7 @@ export type Family = 'statistical' | 'deep' | 'baseline';
 /** A finished plan cell as stored (IndexedDB row without the run id, or a CLI journal entry). */
 export interface ExecutedCell {
   key: string;
-  status: 'ok' | 'skipped' | 'failed';
+  status: CellResult['outcome']['status'];
   /** The record; null when none could be made (crashed twice, dataset unavailable). */
   result: CellResult | null;
   /** Why it failed (or the record's own reason). */
