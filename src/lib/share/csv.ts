@@ -29,13 +29,15 @@ function row(c: CellResult): (string | number | null)[] {
   ];
 }
 
-/** A plan cell without a record: its coordinates from the key, its reason in the status column. */
+/** A plan cell without a record: its coordinates from the key, status "not run" or "failed", and the reason. */
 function failureRow(f: { key: string; reason: string }): (string | number | null)[] {
   const [dataset, setting, labels, algorithm, tIndex, seed] = f.key.split('|');
-  const status = f.reason.startsWith('not run') ? f.reason : `failed: ${f.reason}`;
+  const status = f.reason.startsWith('not run') ? 'not run' : 'failed';
   const num = (x: string | undefined) => (x === undefined || x === '' || !Number.isFinite(Number(x)) ? null : Number(x));
-  return [dataset ?? f.key, setting ?? null, num(labels), algorithm ?? null, null, null, num(tIndex), num(seed), status,
-    null, null, null, null, null, null, null, null, null, null];
+  const row: (string | number | null)[] = [dataset ?? f.key, setting ?? null, num(labels), algorithm ?? null, null, null, num(tIndex), num(seed), status];
+  while (row.length < CSV_COLUMNS.length - 1) row.push(null);
+  row.push(f.reason);
+  return row;
 }
 
 /** The CSV text (header + one row per cell, then cells without a record; CRLF line ends, trailing CRLF). */

@@ -15,6 +15,6 @@ describe('failures in the run record and exports', () => {
     expect(record.failures).toEqual([{ key: notRun.key, reason: 'not run: letter unavailable (offline)' }]);
     const lines = runToCsv(record).trim().split('\r\n');
     expect(lines).toHaveLength(3);
-    expect(lines[2]).toBe('letter,distribution,5,lp,,,3,2,not run: letter unavailable (offline),,,,,,,,,,');
+    expect(lines[2]).toBe('letter,distribution,5,lp,,,3,2,not run,,,,,,,,,,,not run: letter unavailable (offline)');
   });
 });

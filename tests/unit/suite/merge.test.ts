@@ -7,7 +7,11 @@ import { setPath, validCell, validRun } from '../schema/fixtures.ts';
 function run(edit: (cell: Record<string, unknown>) => void = () => {}, seed = 2): RunRecord {
   const cell = validCell({ seed });
   edit(cell);
-  return parseRun(validRun([cell]));
+  const r = validRun([cell]) as { plan: { seeds: number[]; tIndices: number[] } };
+  // The plan lists exactly this cell (merge refuses a plan with cells no file holds).
+  r.plan.seeds = [seed];
+  r.plan.tIndices = [3];
+  return parseRun(r);
 }
 
 describe('mergeRuns', () => {
