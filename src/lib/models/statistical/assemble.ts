@@ -8,10 +8,11 @@
  *   current labels; w = ½ ln((1−ε)/(ε+1e-8)); append (f, w); stop if ε > 0.5 (after appending);
  *   P = Σ w·f.proba on L ∪ U; relabel U by argmax P; weights ∝ exp(−α·max_c P) + 1e-8,
  *   normalised (α = 1 gives the protocol's exp(−max_c P)); draw |L| rows without replacement
- *   with these probabilities (ctx.rng, sequential weighted draws); fit the next f on them with
- *   weight·|L|.
+ *   with these probabilities (ctx.rng, numpy's choice(replace=False, p) algorithm); fit the next f
+ *   on them with weight·|L|.
  * - Predict: argmax Σ w·proba. predictProba returns Σ w·proba / Σ w when Σ w > 0 (rows sum to
- *   1), else the raw weighted sum (same argmax).
+ *   1), else the raw weighted sum (same argmax). Sums run in float32 and the resampling weights use
+ *   numpy's pairwise sum, as LAMDA-SSL's numpy code computed them (checked per seed against a port).
  * - Every fit trains all k classes. With U empty, the L weights are 1/|L| and nothing is relabeled.
  *
  * @see K. P. Bennett, A. Demiriz, R. Maclin, "Exploiting unlabeled data in ensemble methods", KDD 2002.
@@ -50,35 +51,77 @@ export const ASSEMBLE_CONSTRAINTS: ConstraintTable = {
 };
 
 /**
- * |want| distinct indices drawn with probabilities ∝ p (sequential draws, each renormalised over
- * the rows not yet taken), like numpy's choice(replace=False, p=...).
+ * |want| distinct indices drawn with probabilities ∝ p exactly as numpy's legacy
+ * `RandomState.choice(n, want, replace=False, p=p)` (LAMDA-SSL's Assemble draws with it): in rounds,
+ * draw `want − found` uniforms (random_sample), zero the found entries of p, cdf = cumsum(p) / its last
+ * entry, take searchsorted(cdf, x, 'right') for each, keep the new distinct indices in order of first
+ * occurrence; repeat until `want` are found. Same stream use, same indices, same order.
  */
 export function weightedSampleWithoutReplacement(p: Float64Array, want: number, rng: FitContext['rng']): Int32Array {
   const n = p.length;
   if (want > n) throw new Error(`weightedSampleWithoutReplacement: cannot take ${want} rows from ${n}.`);
+  let positive = 0;
+  for (let i = 0; i < n; i++) if (p[i] > 0) positive++;
+  if (positive < want) throw new Error(`weightedSampleWithoutReplacement: fewer non-zero entries in p (${positive}) than size (${want}).`);
   const w = Float64Array.from(p);
   const out = new Int32Array(want);
-  let total = 0;
-  for (let i = 0; i < n; i++) total += w[i];
-  for (let s = 0; s < want; s++) {
-    let u = rng.random() * total;
-    let pick = -1;
-    for (let i = 0; i < n; i++) {
-      if (w[i] <= 0) continue;
-      pick = i;
-      u -= w[i];
-      if (u < 0) break;
+  const cdf = new Float64Array(n);
+  let found = 0;
+  while (found < want) {
+    const x = new Float64Array(want - found);
+    for (let i = 0; i < x.length; i++) x[i] = rng.random();
+    for (let i = 0; i < found; i++) w[out[i]] = 0;
+    let acc = 0;
+    for (let i = 0; i < n; i++) cdf[i] = acc += w[i];
+    const last = cdf[n - 1];
+    for (let i = 0; i < n; i++) cdf[i] /= last;
+    const seen = new Set<number>();
+    for (const xi of x) {
+      // searchsorted(side='right'): the first index whose cdf exceeds xi.
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (cdf[mid] <= xi) lo = mid + 1;
+        else hi = mid;
+      }
+      if (!seen.has(lo)) {
+        seen.add(lo);
+        out[found + seen.size - 1] = lo;
+      }
     }
-    out[s] = pick;
-    total -= w[pick];
-    w[pick] = 0;
-    // Recompute now and then so that the running total does not drift.
-    if (s % 64 === 63) {
-      total = 0;
-      for (let i = 0; i < n; i++) total += w[i];
-    }
+    found += seen.size;
   }
   return out;
+}
+
+/**
+ * acc += w · p the way numpy 1.x did it for a float64 scalar w and float32 arrays (value-based
+ * casting): w rounded to float32, product and sum in float32.
+ */
+export function accumulateWeighted(acc: Float32Array, w: number, p: Float32Array): void {
+  const w32 = Math.fround(w);
+  for (let i = 0; i < acc.length; i++) acc[i] = Math.fround(acc[i] + Math.fround(w32 * p[i]));
+}
+
+/** numpy's pairwise summation of a contiguous float64 array (`ndarray.sum`), bit for bit. */
+export function numpyPairwiseSum(a: Float64Array, start = 0, n = a.length): number {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[start + i];
+    return res;
+  }
+  if (n <= 128) {
+    const r = [0, 1, 2, 3, 4, 5, 6, 7].map((j) => a[start + j]);
+    let i = 8;
+    for (; i < n - (n % 8); i += 8) for (let j = 0; j < 8; j++) r[j] += a[start + i + j];
+    let res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++) res += a[start + i];
+    return res;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return numpyPairwiseSum(a, start, n2) + numpyPairwiseSum(a, start + n2, n - n2);
 }
 
 interface AssembleMember {
@@ -129,7 +172,7 @@ export class Assemble implements Estimator {
     f.fitSync(Xall, yAll, weight.map((v) => v * n), k, inner);
 
     const members: AssembleMember[] = [];
-    const P = new Float64Array(n * k);
+    const P = new Float32Array(n * k); // numpy: float64 scalar w × float32 proba stays float32
     const epsilons: number[] = [];
     let stoppedEarly = false;
     for (let t = 0; t < T; t++) {
@@ -147,9 +190,9 @@ export class Assemble implements Estimator {
         break;
       }
       if (t === T - 1) break; // the last learner is never followed by a resampling
-      for (let i = 0; i < n * k; i++) P[i] += w * proba[i];
-      // Relabel U by the ensemble, reweight every row by its (low) confidence.
-      let total = 0;
+      accumulateWeighted(P, w, proba);
+      // Relabel U by the ensemble, reweight every row by its (low) confidence. As numpy computed
+      // it: max of the float32 sum, exp in float32, α·that + 1e-8 in float64, ÷ numpy's pairwise sum.
       for (let i = 0; i < n; i++) {
         let best = 0;
         let mx = P[i * k];
@@ -160,9 +203,9 @@ export class Assemble implements Estimator {
           }
         }
         if (i >= l) yAll[i] = best;
-        weight[i] = Math.exp(-alpha * mx) + 1e-8;
-        total += weight[i];
+        weight[i] = alpha * Math.fround(Math.exp(-mx)) + 1e-8;
       }
+      const total = numpyPairwiseSum(weight);
       for (let i = 0; i < n; i++) weight[i] /= total;
       const pick = weightedSampleWithoutReplacement(weight, l, ctx.rng);
       const ys = new Int32Array(l);
@@ -193,11 +236,10 @@ export class Assemble implements Estimator {
     if (!this.members) throw new NotFittedError('Assemble');
     checkPredictInput('Assemble', X, this.d);
     const k = this.k;
-    const acc = new Float64Array(X.rows * k);
+    const acc = new Float32Array(X.rows * k);
     let wsum = 0;
     for (const { model, w } of this.members) {
-      const p = model.predictProbaSync(X);
-      for (let i = 0; i < acc.length; i++) acc[i] += w * p[i];
+      accumulateWeighted(acc, w, model.predictProbaSync(X));
       wsum += w;
     }
     const scale = wsum > 0 ? 1 / wsum : 1;
