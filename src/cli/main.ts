@@ -20,7 +20,8 @@ Commands:
       Print one JSON array of {dataset, setting, labels, seed, t, labeled, unlabeled, test,
       maskedColumns} with dataset row indices in canonical order.
   run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
-      --out results.json [--protocol rsb|readme] [--shard i/n] [--data-dir DIR]
+      --out results.json [--protocol rsb|readme] [--data-dir DIR]
+      [--shard i/n | --shard auto [--shard-count N]] [--backend wasm|cpu|webgpu]
   run --preset classroom|tabular-statistical|paper|custom [selector flags narrow it] --out FILE
       (paper = tabular-statistical: the browser's preset, same plan and options)
       Run benchmark cells and write the result schema (rsb-run/1).

@@ -23,17 +23,9 @@ import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
 import { checkOutPath, Journal, writeFileAtomic } from './files.ts';
 import { loadDatasetNodeWithSource } from './nodeData.ts';
 import { parseProtocol } from './splitCommand.ts';
-import { initNodeBackend, TFJS_VERSION } from './tfNode.ts';
+import { resolveShard } from './shard.ts';
+import { initNodeBackend, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from './tfNode.ts';
 import pkg from '../../package.json' with { type: 'json' };
-
-export function parseShard(text: string | undefined): [number, number] {
-  if (text === undefined) return [1, 1];
-  const m = /^(\d+)\/(\d+)$/.exec(text);
-  if (!m) throw new CliError(`--shard must look like i/n (e.g. 2/4); got "${text}".`);
-  const [i, n] = [Number(m[1]), Number(m[2])];
-  if (n < 1 || i < 1 || i > n) throw new CliError(`--shard ${text}: need 1 <= i <= n.`);
-  return [i, n];
-}
 
 type RunFlags = Partial<Record<'dataset' | 'setting' | 'labels' | 'seeds' | 't' | 'protocol' | 'preset' | 'algorithms', string>>;
 
@@ -153,16 +145,15 @@ export async function runCommand(argv: string[]): Promise<number> {
       algorithms: { type: 'string' },
       out: { type: 'string' },
       shard: { type: 'string' },
+      'shard-count': { type: 'string' },
       backend: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
     },
   });
   const plan = planFromFlags(values);
   const out = required(values, 'out');
-  const [shardIndex, shardCount] = parseShard(values.shard);
-  if (values.backend !== 'wasm' && values.backend !== 'cpu') {
-    throw new CliError(`--backend must be "wasm" or "cpu"; got "${values.backend}".`);
-  }
+  const { index: shardIndex, count: shardCount, source: shardSource } = resolveShard(values.shard, process.env, values['shard-count']);
+  const wanted = parseNodeBackend(values.backend);
   assertPlanSize(plan, shardCount);
   // Before any work: a bad --out must not cost a run.
   checkOutPath(out);
@@ -189,7 +180,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (dropped) process.stderr.write(`${dropped} unreadable journal entr${dropped === 1 ? 'y was' : 'ies were'} dropped; those cells run again.\n`);
 
-  const backend = await initNodeBackend(values.backend);
+  const backend = await initNodeBackend(wanted);
+  const adapter = nodeBackendInfo()?.adapter ?? null;
+  if (!values.quiet) {
+    const where = shardSource === 'default' ? '' : ` · shard ${shard} (${shardSource})`;
+    const on = nodeBackendInfo()?.adapterText;
+    process.stderr.write(`Backend ${backend}${on ? ` on ${on}` : ''}${nodeBackendInfo()?.software ? ' (software adapter: slow)' : ''}${where}\n`);
+  }
   // Every dataset is loaded before the first fit: one that cannot load stops here, with its reason.
   const datasets = new Map<string, LoadedDataset>();
   for (const id of plan.datasets) {
@@ -266,7 +263,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     created_at: started,
     finished_at: new Date().toISOString(),
     plan,
-    env: { runtime: `node ${process.version}`, backends: [backend], adapter: null, shard },
+    env: { runtime: `node ${process.version}`, backends: [backend], adapter, shard },
     cells: ordered,
   });
   writeFileAtomic(out, `${JSON.stringify(run)}\n`);

@@ -13,10 +13,19 @@ export const NODE_BACKENDS: readonly NodeBackend[] = ['wasm', 'cpu', 'webgpu'];
 
 export interface NodeBackendInfo {
   backend: NodeBackend;
-  /** The GPU adapter in words (webgpu only), for the run record's env. */
-  adapter: string | null;
+  /** The GPU adapter (webgpu only), as the run record's env.adapter holds it. */
+  adapter: AdapterInfo | null;
+  /** The same in words, for the progress line. */
+  adapterText: string | null;
   /** True for a software adapter (SwiftShader, lavapipe): correct but slow. */
   software: boolean;
+}
+
+export interface AdapterInfo {
+  vendor?: string;
+  architecture?: string;
+  device?: string;
+  description?: string;
 }
 
 interface DawnModule {
@@ -52,11 +61,13 @@ async function installDawn(): Promise<GPUAdapter> {
   return adapter;
 }
 
-function describeAdapter(adapter: GPUAdapter): { text: string; software: boolean } {
+function describeAdapter(adapter: GPUAdapter): { info: AdapterInfo; text: string; software: boolean } {
   const i = adapter.info;
-  const text = [i.vendor, i.architecture, i.device, i.description].filter((s) => s).join(' · ') || 'unknown adapter';
+  const info: AdapterInfo = {};
+  for (const key of ['vendor', 'architecture', 'device', 'description'] as const) if (i[key]) info[key] = i[key].slice(0, 200);
+  const text = Object.values(info).join(' · ') || 'unknown adapter';
   const software = /swiftshader|llvmpipe|lavapipe|software/i.test(text) || (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
-  return { text, software };
+  return { info, text, software };
 }
 
 let current: NodeBackendInfo | null = null;
@@ -79,14 +90,14 @@ async function start(prefer: NodeBackend): Promise<NodeBackendInfo> {
     await import('@tensorflow/tfjs-backend-webgpu');
     if (!(await tf.setBackend('webgpu'))) throw new CliError('--backend webgpu: tfjs could not start its WebGPU backend.');
     await tf.ready();
-    const { text, software } = describeAdapter(adapter);
-    return { backend: 'webgpu', adapter: text, software };
+    const { info, text, software } = describeAdapter(adapter);
+    return { backend: 'webgpu', adapter: info, adapterText: text, software };
   }
   if (prefer === 'wasm') {
     try {
       if (await tf.setBackend('wasm')) {
         await tf.ready();
-        return { backend: 'wasm', adapter: null, software: false };
+        return { backend: 'wasm', adapter: null, adapterText: null, software: false };
       }
     } catch {
       // fall through to cpu
@@ -94,7 +105,7 @@ async function start(prefer: NodeBackend): Promise<NodeBackendInfo> {
   }
   await tf.setBackend('cpu');
   await tf.ready();
-  return { backend: 'cpu', adapter: null, software: false };
+  return { backend: 'cpu', adapter: null, adapterText: null, software: false };
 }
 
 export function parseNodeBackend(text: string | undefined): NodeBackend {

@@ -17,7 +17,7 @@ const SWIFTSHADER_ICD = process.env.RAC_VK_ICD ?? '/usr/lib/chromium/vk_swiftsha
 interface Probe {
   backend: string;
   tfBackend: string;
-  info: { backend: string; adapter: string | null; software: boolean } | null;
+  info: { backend: string; adapter: Record<string, string> | null; adapterText: string | null; software: boolean } | null;
   loss: number;
   grad: number[];
   probs: number[];
@@ -51,7 +51,8 @@ describe('rac-bench --backend webgpu under Node (Dawn)', () => {
     const w = JSON.parse(wasm.out) as Probe;
     expect(g.tfBackend).toBe('webgpu');
     expect(g.info).toMatchObject({ backend: 'webgpu', software: true });
-    expect(g.info!.adapter).toMatch(/swiftshader/i);
+    expect(g.info!.adapterText).toMatch(/swiftshader/i);
+    expect(g.info!.adapter).toMatchObject({ vendor: expect.any(String) });
     expect(w.tfBackend).toBe('wasm');
     expect(Math.abs(g.loss - w.loss) / w.loss).toBeLessThan(1e-4);
     expect(maxRelative(g.grad, w.grad)).toBeLessThan(1e-4);
