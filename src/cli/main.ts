@@ -36,8 +36,62 @@ Selectors: lists are comma-separated; "all" selects every value; seeds take rang
 letter and covertype are not embedded: pass --data-dir DIR holding <id>.pq (OpenML parquet) or <id>.csv.
 `;
 
+/** Each subcommand's own help (`rac-bench run --help`, `rac-bench help run`). */
+const COMMAND_HELP: Record<string, string> = {
+  datasets: `Usage: rac-bench datasets [--json] [--data-dir DIR]
+
+List the dataset registry: ids, shapes, classes, licence, SHA-256 and sources.
+  --json          print one JSON array instead of a table
+  --data-dir DIR  also check the local copies <id>.pq or <id>.csv in DIR
+`,
+  split: `Usage: rac-bench split --dataset IDS --setting SETTINGS --labels 5,10 --seeds 0-4 --t all
+                       [--protocol rsb|readme] [--data-dir DIR]
+
+Print one JSON array of {dataset, setting, labels, seed, t, labeled, unlabeled, test,
+maskedColumns} with dataset row indices in canonical order.
+  --dataset IDS       iris, wine, letter, covertype or a comma list
+  --setting SETTINGS  distribution, feature, label or all (default all)
+  --labels LIST       labeled examples per class: 5, 10 or 5,10 (default 5,10)
+  --seeds RANGE       e.g. 0-4 (default: the protocol's seeds)
+  --t VALUES          grid values 0,0.2,0.4,0.6,0.8,1 or all (default all)
+  --protocol MODE     rsb (the original code, default) or readme
+  --data-dir DIR      folder with letter.pq / covertype.pq (not embedded)
+`,
+  run: `Usage: rac-bench run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
+                     --out results.json [--protocol rsb|readme] [--shard i/n] [--data-dir DIR]
+                     [--backend wasm|cpu] [--quiet]
+
+Run benchmark cells and write the result schema (rsb-run/1).
+  --algorithms LIST   ids (xgb, ssgmm, tsvm, lp, ls, tritraining, assemble), a group
+                      (statistical, default) or all
+  --out FILE          where to write the run (required)
+  --shard i/n         run the i-th of n equal parts (join them with rac-bench merge)
+  --backend NAME      tfjs backend under Node (default wasm)
+  --quiet             no per-cell lines
+  Other flags as for rac-bench split.
+`,
+  merge: `Usage: rac-bench merge FILE... --out FILE
+
+Join shard result files (rac-bench run --shard) into one run; refuses files of different plans.
+  --out FILE  where to write the merged run (required)
+`,
+};
+
+/** Printed when `--help` or `-h` follows a subcommand. */
+function wantsHelp(args: string[]): boolean {
+  return args.includes('--help') || args.includes('-h');
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && command in COMMAND_HELP && wantsHelp(rest)) {
+    process.stdout.write(COMMAND_HELP[command]);
+    return 0;
+  }
+  if (command === 'help' && rest[0] !== undefined && rest[0] in COMMAND_HELP) {
+    process.stdout.write(COMMAND_HELP[rest[0]]);
+    return 0;
+  }
   try {
     switch (command) {
       case 'datasets':

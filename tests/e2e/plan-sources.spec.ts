@@ -33,7 +33,7 @@ test('a CSV imported on the Data page runs through all three settings on the Run
   await only('seeds', ['0']);
   await only('t', ['0', '5']);
   // 3 settings × 1 labels × 2 algorithms × 2 t × 1 seed.
-  await expect(page.getByTestId('run-plan-size')).toContainText('12 cells');
+  await expect(page.getByTestId('run-plan-size')).toContainText('12 results');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   await expect(page.getByTestId('run-progress')).toHaveAttribute('data-failed', '0');
@@ -46,7 +46,7 @@ test('a CSV imported on the Data page runs through all three settings on the Run
 
 test('a "Re-run this plan" link fills the planner and says what the browser runner will not take over', async ({ page }) => {
   await page.goto('/#/run?v=1&preset=custom&ds=iris&set=feature&labels=10&alg=lp,ls&seeds=0-1&t=0,1&mode=readme&quirks=fixed');
-  await expect(page.getByTestId('run-linked-plan')).toContainText('(8 cells)');
+  await expect(page.getByTestId('run-linked-plan')).toContainText('(8 results)');
   await expect(page.getByTestId('run-preset')).toHaveValue('custom');
   const checked = async (g: string) => page.getByTestId('run-custom').locator(`[data-group="${g}"] input:checked`)
     .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));

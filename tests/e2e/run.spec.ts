@@ -50,7 +50,7 @@ test('classroom preset runs end to end from the Start button and fills the resul
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto('/#/run');
   await expect(page.getByTestId('run-preset')).toHaveValue('classroom');
-  await expect(page.getByTestId('run-plan-size')).toContainText(`${CLASSROOM_CELLS} cells`);
+  await expect(page.getByTestId('run-plan-size')).toContainText(`${CLASSROOM_CELLS} results`);
   const t0 = Date.now();
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 170_000 });
@@ -147,7 +147,7 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   await uncheck('labels', '10');
   for (const a of ['xgb', 'ls', 'ssgmm']) await uncheck('algorithms', a);
   await box('algorithms', 'tsvm').check();
-  await expect(page.getByTestId('run-plan-size')).toContainText('120 cells, 120 fits');
+  await expect(page.getByTestId('run-plan-size')).toContainText('120 results (120 model fits)');
   await page.getByTestId('run-workers').fill('1');
   await page.getByTestId('run-start').click();
   await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
@@ -170,7 +170,7 @@ test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run c
   // iris + wine, every setting, labels 5, lp (slow enough to be caught mid-run), seeds 0–2: 108 cells.
   await box('labels', '10').uncheck();
   for (const a of ['xgb', 'ls', 'ssgmm']) await box('algorithms', a).uncheck();
-  await expect(page.getByTestId('run-plan-size')).toContainText('108 cells, 108 fits');
+  await expect(page.getByTestId('run-plan-size')).toContainText('108 results (108 model fits)');
   await page.getByTestId('run-workers').fill('1');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-worker').first()).toContainText('webgpu', { timeout: 60_000 });
@@ -196,7 +196,7 @@ test('two tabs: a run executed by one tab is not offered for Resume in the other
   // iris + wine, every setting, labels 5, lp, seeds 0–2: 108 cells, on one worker (slow enough to close mid-run).
   await box('labels', '10').uncheck();
   for (const alg of ['xgb', 'ls', 'ssgmm']) await box('algorithms', alg).uncheck();
-  await expect(a.getByTestId('run-plan-size')).toContainText('108 cells, 108 fits');
+  await expect(a.getByTestId('run-plan-size')).toContainText('108 results (108 model fits)');
   await a.getByTestId('run-workers').fill('1');
   await a.getByTestId('run-start').click();
   await expect.poll(async () => (await progress(a)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(3);

@@ -21,6 +21,17 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 interface FixtureCell { mode: string; setting: string; labels: number; tIndex: number; seed: number; L: number[]; E: number[]; U: number[] }
 
 describe('rac-bench CLI', () => {
+  it('answers --help for every subcommand (was "TypeError: Unknown option \'--help\'")', async () => {
+    for (const cmd of ['datasets', 'split', 'run', 'merge']) {
+      for (const args of [[cmd, '--help'], [cmd, '-h'], ['help', cmd]]) {
+        const r = await cli(args);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        expect(r.stdout).toContain(`Usage: rac-bench ${cmd}`);
+      }
+    }
+  });
+
   it('split prints the numpy/scikit-learn index sets for iris', async () => {
     const r = await cli(['split', '--dataset', 'iris', '--setting', 'all', '--labels', '5,10', '--seeds', '0-1', '--t', 'all']);
     expect(r.stderr).toBe('');

@@ -6,6 +6,7 @@ import { regularizedIncompleteBeta, type PT } from '../metrics/index.ts';
 import { T_GRID } from '../types.ts';
 import type { CurveRecord } from '../suite/curves.ts';
 import type { ExplainKey } from './viewState.ts';
+import { fixed3 } from './metricsTable.ts';
 
 /** The value of the piecewise-linear curve through `a` at t ∈ [0, 1]. */
 export function interpolate(a: readonly number[], t: number): number {
@@ -37,7 +38,7 @@ export function explainTarget(curves: readonly CurveRecord[], hidden: readonly s
   return shown.find((c) => c.algorithm === preferred) ?? shown.find((c) => !c.baseline) ?? shown[0] ?? null;
 }
 
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
+const f3 = (x: number) => (Number.isFinite(x) ? fixed3(x) : '—');
 
 function ptText(pt: PT): string {
   if (pt.kind === 'uniform') return 'uniform over t, so EA equals AUC';

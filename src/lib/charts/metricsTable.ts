@@ -74,9 +74,15 @@ function markBest(rows: MetricRow[]): void {
   }
 }
 
-/** "0.781"; NaN and missing values are "—". */
+/** "0.781"; NaN and missing values are "—"; a tiny negative value is "0.000", never "-0.000". */
 export function formatMetric(v: number | null): string {
-  return v !== null && Number.isFinite(v) ? v.toFixed(3) : '—';
+  return v !== null && Number.isFinite(v) ? fixed3(v) : '—';
+}
+
+/** x.toFixed(3) without the sign of a value that rounds to zero. */
+export function fixed3(x: number): string {
+  const s = x.toFixed(3);
+  return /^-0\.0+$/.test(s) ? s.slice(1) : s;
 }
 
 /** Why a cell shows "—". */

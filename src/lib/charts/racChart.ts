@@ -17,6 +17,7 @@ import type { CurveRecord } from '../suite/curves.ts';
 import { T_GRID } from '../types.ts';
 import { explainTarget, interpolate, ptSliceDensity, trendLine } from './explain.ts';
 import { algorithmColor } from './palette.ts';
+import { fixed3 } from './metricsTable.ts';
 import type { ExplainKey } from './viewState.ts';
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -96,7 +97,7 @@ export function panelTitle(c: Pick<CurveRecord, 'dataset' | 'setting' | 'labels'
   return `${c.dataset} · ${c.setting} · ${c.labels} labels`;
 }
 
-const fmt3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
+const fmt3 = (x: number) => (Number.isFinite(x) ? fixed3(x) : '—');
 
 /** Visible y range: means ± std of the shown curves, padded, inside [0, 1]. */
 function fitY(curves: readonly Pick<CurveRecord, 'mean' | 'std'>[]): [number, number] {

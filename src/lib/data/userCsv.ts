@@ -27,7 +27,7 @@ export const USER_LABELS_TAGS = [5, 10] as const;
 export type UserCsvProblem =
   | 'too-large' | 'empty' | 'header-only' | 'no-features' | 'empty-column-name' | 'duplicate-column'
   | 'no-label-column' | 'ragged' | 'non-numeric' | 'out-of-range' | 'empty-label' | 'one-class' | 'too-many-classes'
-  | 'too-few-rows' | 'bad-name'
+  | 'too-few-rows' | 'not-a-label' | 'bad-name'
   /** The id holds a dataset with other content; saving needs the user's confirmation to replace it. */
   | 'exists'
   /** Not the file's fault: the browser's storage is full ('quota') or something unexpected broke. */
@@ -288,6 +288,13 @@ function checkClassSizes(labelColumn: string, classNames: string[], counts: numb
   const need = minRowsPerClass(labels);
   const small = counts.map((n, c) => ({ n, c })).filter((e) => e.n < need);
   if (small.length === 0) return;
+  // Most "classes" on a single row: the column is a measurement, not a class. More rows or a
+  // smaller labels value would not help; picking the right column would.
+  const singletons = counts.filter((n) => n === 1).length;
+  if (counts.length > 2 && singletons >= counts.length / 2) {
+    throw new UserCsvError('not-a-label', `The column ${quote(labelColumn)} does not look like a label column: ${singletons} of its ${counts.length} distinct values occur on one row only. ` +
+      'Choose the column that holds the class of each row; if the file has none, add one (a classifier needs a label for every row).', { column: labelColumn });
+  }
   const list = small.slice(0, 5).map((e) => `${quote(classNames[e.c])} has ${e.n}`).join(', ');
   throw new UserCsvError('too-few-rows', `Too few rows per class for labels = ${labels}: ${list}${small.length > 5 ? `, and ${small.length - 5} more classes` : ''}; ` +
     `each class needs at least ${need} (2·labels + 2: half of a class is the source side, which must hold about ${labels} labeled rows and at least one test row). ` +

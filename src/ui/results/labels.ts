@@ -1,9 +1,41 @@
-/** Display names of algorithm ids for charts and tables: the registry title without its note. */
+/**
+ * Display names for newcomers: algorithm ids as full names, dataset ids as titles, and a worker's
+ * cell key ("wine|feature|5|lp|3|0") as a sentence. Unknown ids (imported runs, user datasets) are
+ * shown as they are.
+ */
 import { ALGORITHMS } from '../../lib/models/registry.ts';
+import { DATASETS, isBuiltinDatasetId } from '../../lib/data/registry.ts';
+import { T_GRID } from '../../lib/types.ts';
 
-const SHORT = new Map(ALGORITHMS.map((a) => [a.id, a.title.replace(/\s*\(.*\)\s*$/, '')]));
+/** Spelled-out names where the registry title is an acronym. */
+const LONG: Record<string, string> = {
+  ssgmm: 'Semi-supervised GMM',
+  tsvm: 'Transductive SVM',
+  xgb: 'XGBoost',
+};
 
-/** "XGBoost (supervised baseline)" → "XGBoost"; unknown ids (imported runs) are shown as they are. */
+const SHORT = new Map(ALGORITHMS.map((a) => [a.id, LONG[a.id] ?? a.title.replace(/\s*\(.*\)\s*$/, '')]));
+
+/** "xgb" → "XGBoost", "tsvm" → "Transductive SVM"; unknown ids are shown as they are. */
 export function algorithmLabel(id: string): string {
   return SHORT.get(id) ?? id;
+}
+
+/** "iris" → "Iris", "user:my-data" → "my-data". */
+export function datasetLabel(id: string): string {
+  if (isBuiltinDatasetId(id)) return DATASETS[id].title;
+  return id.startsWith('user:') ? id.slice(5) : id;
+}
+
+/** A list for a sentence: "A, B and C". */
+export function joinWords(xs: readonly string[]): string {
+  return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+}
+
+/** A scheduler cell key (dataset|setting|labels|algorithm|tIndex|seed) in words. */
+export function describeCellKey(key: string): string {
+  const [dataset, setting, labels, algorithm, tIndex, seed] = key.split('|');
+  if (seed === undefined) return key;
+  const t = T_GRID[Number(tIndex)];
+  return `${algorithmLabel(algorithm)} on ${datasetLabel(dataset)} (${setting}, ${labels} labels, seed ${seed}, t = ${t === undefined ? tIndex : t.toFixed(1)})`;
 }
