@@ -49,6 +49,8 @@ export class ResultsState {
   linkError = $state<string | null>(null);
   importError = $state<string | null>(null);
   historyError = $state<string | null>(null);
+  /** Why the run a link named (`run=`) could not be opened; kept until another run opens. */
+  openError = $state<string | null>(null);
   history = $state.raw<StoredRun[]>([]);
   /** A slow decode (a big link) shows "Opening…". */
   loading = $state(false);
@@ -114,8 +116,10 @@ export class ResultsState {
     this.loading = true;
     try {
       this.shown = { run: await this.loadRecord(id), source: 'history', label: id };
+      this.openError = null;
     } catch (e) {
       this.historyError = message(e);
+      this.openError = message(e);
     } finally {
       this.loading = false;
     }

@@ -160,7 +160,14 @@ test('history: a saved run is listed, opens, and is deleted after a confirmation
 test('compare: two runs give a diff table; a run under other quirks is refused', async ({ page }) => {
   await page.goto('/#/compare');
   await importFile(page, FIXTURE);
+  // The same run twice is refused; a copy under another id (same numbers) is compared.
   await importFile(page, FIXTURE);
+  await expect(page.getByTestId('compare-error')).toContainText('already in the comparison as run A');
+  const copy = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+  copy.id = 'run-copy';
+  const copyPath = tmp('copy.json');
+  writeFileSync(copyPath, JSON.stringify(copy));
+  await importFile(page, copyPath);
   const table = page.getByTestId('compare-table');
   await expect(table).toBeVisible();
   await expect(table).toHaveAttribute('data-rows', '48');
@@ -170,6 +177,7 @@ test('compare: two runs give a diff table; a run under other quirks is refused',
   await expect(page.locator('svg.rac-chart')).toHaveCount(12);
 
   const run = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+  run.id = 'run-fixed';
   run.plan.quirks = 'fixed';
   for (const c of run.cells) c.protocol.quirks = 'fixed';
   const path = tmp('fixed.json');

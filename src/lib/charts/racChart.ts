@@ -1,8 +1,11 @@
 /**
  * racChart: one RAC panel (dataset × setting × labels) as a detached SVG. x = inconsistency t
- * (the six measured points marked), y = accuracy; one line per algorithm with a ±1 population-std
- * band over seeds; supervised baselines dashed; a clickable, focusable legend; a tooltip on hover
- * and on keyboard focus (arrow keys step through t); optional explain overlays (explain.ts).
+ * (the six measured points marked, one marker shape per algorithm), y = accuracy; one line per
+ * algorithm with a ±1 population-std band over seeds; supervised baselines dashed; a clickable,
+ * focusable legend (hovering or focusing an entry fades the other curves); a caption saying what
+ * the band is and over how many seeds; a tooltip on hover, tap and keyboard focus (arrow keys step
+ * through t); optional explain overlays (explain.ts). Text is sized to print: placed at
+ * PRINT_WIDTH_PT, the base text is 8 pt.
  *
  * Pure function of data and options: it never touches the page. Data text goes in with `.text()`
  * only, so a hostile dataset id or algorithm name stays text.
@@ -16,7 +19,7 @@ import type { PT } from '../metrics/index.ts';
 import type { CurveRecord } from '../suite/curves.ts';
 import { T_GRID } from '../types.ts';
 import { explainTarget, interpolate, ptSliceDensity, trendLine } from './explain.ts';
-import { algorithmColor } from './palette.ts';
+import { algorithmColor, PALETTE } from './palette.ts';
 import { fixed3 } from './metricsTable.ts';
 import type { ExplainKey } from './viewState.ts';
 
@@ -43,6 +46,12 @@ export interface RacChartOptions {
   label?: (id: string) => string;
   /** Colour of an algorithm id. Default: algorithmColor (fixed per id). */
   color?: (id: string) => string;
+  /** Line dash of a curve id (null: solid). Default: baselines dashed, others solid. */
+  dash?: (id: string, baseline: boolean) => string | null;
+  /** Marker shape index of a curve id (into d3.symbolsFill). Default: the shape of its colour (algorithmSymbol for ids). */
+  symbol?: (id: string) => number;
+  /** Draw the legend inside the SVG. Default true (Compare draws one shared legend instead). */
+  legend?: boolean;
   /** y domain; default fitted to the visible means ± std (within [0, 1]). */
   yDomain?: readonly [number, number] | null;
   /** Panel title. Default "dataset · setting · N labels". */
@@ -70,9 +79,14 @@ export interface ReferenceCurve {
 export const defaults = {
   width: 480,
   plotHeight: 220,
-  margin: { top: 34, right: 14, bottom: 40, left: 46 },
+  margin: { top: 40, right: 14, bottom: 42, left: 56 },
+  fontSize: 12,
+  titleSize: 13.5,
   legendRow: 20,
-  legendColumns: 3,
+  legendColumns: 2,
+  captionRow: 18,
+  fadeOpacity: 0.15,
+  markerArea: 30,
   bandOpacity: 0.16,
   lineWidth: 2,
   baselineDash: '6 4',
@@ -83,13 +97,36 @@ export const defaults = {
   emptyText: 'No curves to show yet',
 } as const;
 
+/** Width at which the figure's base text prints at 8 pt (exports carry it as their size). */
+export const PRINT_WIDTH_PT = (defaults.width * 8) / defaults.fontSize;
+
 /** Size of the chart in user units, to reserve its box before it is drawn. */
-export function racChartSize(nLegend: number, options: Pick<RacChartOptions, 'width' | 'plotHeight' | 'legendColumns'> = {}): { width: number; height: number } {
+export function racChartSize(nLegend: number, options: Pick<RacChartOptions, 'width' | 'plotHeight' | 'legendColumns' | 'legend'> = {}): { width: number; height: number } {
   const width = options.width ?? defaults.width;
   const plotHeight = options.plotHeight ?? defaults.plotHeight;
-  const rows = Math.ceil(Math.max(1, nLegend) / (options.legendColumns ?? defaults.legendColumns));
+  const rows = options.legend === false ? 0 : Math.ceil(Math.max(1, nLegend) / (options.legendColumns ?? defaults.legendColumns));
   const { top, bottom } = defaults.margin;
-  return { width, height: top + plotHeight + bottom + rows * defaults.legendRow + 6 };
+  return { width, height: top + plotHeight + bottom + rows * defaults.legendRow + defaults.captionRow + 6 };
+}
+
+/** The marker shape of an algorithm: its palette slot, so colour and shape go together. */
+export function algorithmSymbol(id: string): number {
+  return symbolForColor(algorithmColor(id));
+}
+
+/** Shape that goes with a palette colour (d3.symbolsFill has 7 shapes for 8 colours: the last two share). */
+function symbolForColor(colour: string): number {
+  return Math.min(d3.symbolsFill.length - 1, Math.max(0, PALETTE.indexOf(colour as (typeof PALETTE)[number])));
+}
+
+/** "Band: ±1 population std over n = 5 seeds" (a range where the curves differ). */
+export function bandCaption(curves: readonly CurveRecord[]): string {
+  const ns = curves.flatMap((c) => c.nSeeds.filter((n) => n > 0));
+  if (!ns.length) return 'Lines: mean accuracy over seeds; bands: ±1 population std (no results yet).';
+  const lo = Math.min(...ns);
+  const hi = Math.max(...ns);
+  const n = lo === hi ? `n = ${lo}` : `n = ${lo}–${hi}`;
+  return `Lines: mean accuracy over ${n} seeds; bands: ±1 population std over the seeds.`;
 }
 
 /** "iris · distribution · 5 labels" */
@@ -99,8 +136,8 @@ export function panelTitle(c: Pick<CurveRecord, 'dataset' | 'setting' | 'labels'
 
 const fmt3 = (x: number) => (Number.isFinite(x) ? fixed3(x) : '—');
 
-/** Visible y range: means ± std of the shown curves, padded, inside [0, 1]. */
-function fitY(curves: readonly Pick<CurveRecord, 'mean' | 'std'>[]): [number, number] {
+/** Visible y range: means ± std of the shown curves, padded, inside [0, 1] (shared ranges use it over all panels). */
+export function fitY(curves: readonly Pick<CurveRecord, 'mean' | 'std'>[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const c of curves) {
@@ -145,7 +182,11 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
   const hidden = new Set(options.hidden ?? []);
   const legendIds = options.legendIds ?? [...new Set(curves.map((c) => c.algorithm))];
   const legendColumns = options.legendColumns ?? defaults.legendColumns;
-  const { width, height } = racChartSize(legendIds.length, { ...options, legendColumns });
+  const showLegend = options.legend ?? true;
+  const { width, height } = racChartSize(legendIds.length, { ...options, legendColumns, legend: showLegend });
+  const dash = options.dash ?? ((_id: string, baseline: boolean) => (baseline ? defaults.baselineDash : null));
+  // Shape follows colour, so a curve keeps its algorithm's shape under any colour mapping (Compare).
+  const symbolOf = options.symbol ?? ((id: string) => symbolForColor(color(id)));
   const plotHeight = options.plotHeight ?? defaults.plotHeight;
   const m = defaults.margin;
   const innerW = width - m.left - m.right;
@@ -155,7 +196,11 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
   const x = d3.scaleLinear().domain([0, 1]).range([m.left, m.left + innerW]);
   const refs = (options.reference ?? []).filter((r) => !hidden.has(r.algorithm));
   const refFit = refs.map((r) => ({ mean: r.mean.map((v) => v ?? Number.NaN), std: r.std.map((v) => v ?? Number.NaN) }));
-  const y = d3.scaleLinear().domain(options.yDomain ? [...options.yDomain] : fitY([...shown, ...refFit])).range([m.top + plotHeight, m.top]);
+  const target = options.explain?.length ? explainTarget(curves, [...hidden], options.explainOn) : null;
+  // AUC and EA are areas down to accuracy 0, so their shading needs an axis that starts at 0.
+  const domain: [number, number] = options.yDomain ? [...options.yDomain] : fitY([...shown, ...refFit]);
+  if (target && options.explain?.some((k) => k === 'auc' || k === 'ea')) domain[0] = 0;
+  const y = d3.scaleLinear().domain(domain).range([m.top + plotHeight, m.top]);
   const bottom = m.top + plotHeight;
 
   const svg = d3.select(doc.createElementNS(SVG_NS, 'svg') as SVGSVGElement)
@@ -166,17 +211,16 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
     .attr('height', height)
     .attr('role', 'group')
     .attr('font-family', 'system-ui, sans-serif')
-    .attr('font-size', 11)
+    .attr('font-size', defaults.fontSize)
     .attr('fill', 'currentColor');
   const range = y.domain().map((v) => v.toFixed(2)).join(' to ');
   svg.attr('aria-label', `${defaults.ariaLabel}: ${title}. ${shown.length} of ${curves.length} algorithms shown; accuracy axis from ${range}.`);
   svg.append('title').text(`${defaults.ariaLabel}: ${title}`);
-  svg.append('text').attr('class', 'panel-title').attr('x', m.left).attr('y', 18).attr('font-size', 13).attr('font-weight', 600).text(title);
+  svg.append('text').attr('class', 'panel-title').attr('x', m.left).attr('y', 18).attr('font-size', defaults.titleSize).attr('font-weight', 600).text(title);
 
   svg.append('g').attr('class', 'axis axis-x').call(axisX, x, bottom, plotHeight);
   svg.append('g').attr('class', 'axis axis-y').call(axisY, y, m.left, innerW);
 
-  const target = options.explain?.length ? explainTarget(curves, [...hidden], options.explainOn) : null;
   const under = svg.append('g').attr('class', 'explain explain-under');
   if (target) drawExplainUnder(under, target, options.explain ?? [], options.pt, x, y, bottom, color(target.algorithm));
 
@@ -197,15 +241,20 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
   svg.append('g').attr('class', 'lines').selectAll('path').data(shown, (c) => (c as CurveRecord).algorithm).join('path')
     .attr('class', (c) => (c.baseline ? 'line baseline' : 'line')).attr('data-algorithm', (c) => c.algorithm)
     .attr('fill', 'none').attr('stroke', (c) => color(c.algorithm)).attr('stroke-width', defaults.lineWidth)
-    .attr('stroke-linejoin', 'round').attr('stroke-dasharray', (c) => (c.baseline ? defaults.baselineDash : null))
+    .attr('stroke-linejoin', 'round').attr('stroke-dasharray', (c) => dash(c.algorithm, c.baseline))
     .attr('d', (c) => line(c.mean));
 
-  // Measured points: all six for SSL curves; only t = 0 for baselines (fitted once, §7.1).
+  // Measured points: all six for SSL curves; only t = 0 for baselines (fitted once, §7.1). One
+  // shape per algorithm, so coinciding curves stay apart in print and for colour-blind readers.
   svg.append('g').attr('class', 'points').selectAll('g').data(shown, (c) => (c as CurveRecord).algorithm).join('g')
     .attr('data-algorithm', (c) => c.algorithm).attr('fill', (c) => color(c.algorithm))
-    .selectAll('circle')
-    .data((c) => c.mean.map((v, i) => ({ v, i })).filter((p) => Number.isFinite(p.v) && (!c.baseline || p.i === 0)))
-    .join('circle').attr('cx', (p) => x(T_GRID[p.i])).attr('cy', (p) => y(p.v).toFixed(2)).attr('r', defaults.pointRadius);
+    .each(function (c) {
+      const shape = d3.symbol(d3.symbolsFill[symbolOf(c.algorithm) % d3.symbolsFill.length], defaults.markerArea).digits(2)() ?? '';
+      d3.select(this).selectAll('path')
+        .data(c.mean.map((v, i) => ({ v, i })).filter((p) => Number.isFinite(p.v) && (!c.baseline || p.i === 0)))
+        .join('path').attr('class', 'marker').attr('d', shape)
+        .attr('transform', (p) => `translate(${x(T_GRID[p.i])},${y(p.v).toFixed(2)})`);
+    });
 
   const over = svg.append('g').attr('class', 'explain explain-over');
   if (target) drawExplainOver(over, target, options.explain ?? [], x, y, color(target.algorithm));
@@ -215,7 +264,13 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
       .attr('text-anchor', 'middle').attr('fill-opacity', 0.7).text(defaults.emptyText);
   }
 
-  drawLegend(svg.append('g').attr('class', 'legend'), legendIds, curves, hidden, { label, color, legendColumns, top: bottom + m.bottom - 4, left: m.left, innerW, onclick: options.onlegendclick ?? null });
+  const legendTop = bottom + m.bottom - 4;
+  if (showLegend) {
+    drawLegend(svg.append('g').attr('class', 'legend'), legendIds, curves, hidden, { label, color, dash, symbolOf, root: svg, legendColumns, top: legendTop, left: m.left, innerW, onclick: options.onlegendclick ?? null });
+  }
+  const rows = showLegend ? Math.ceil(Math.max(1, legendIds.length) / legendColumns) : 0;
+  svg.append('text').attr('class', 'caption').attr('x', m.left).attr('y', legendTop + rows * defaults.legendRow + 12)
+    .attr('font-size', defaults.fontSize - 1).attr('fill-opacity', 0.8).text(bandCaption(shown));
   if (options.interactive ?? true) drawHover(svg, shown, { x, y, label, color, top: m.top, bottom, left: m.left, innerW });
   return svg.node()!;
 }
@@ -239,7 +294,7 @@ function axisX(g: Sel, x: d3.ScaleLinear<number, number>, bottom: number, plotHe
   g.attr('transform', `translate(0,${bottom})`)
     .call(d3.axisBottom(x).tickValues([...T_GRID]).tickFormat(d3.format('.1f')).tickSizeOuter(0))
     .call((a) => a.selectAll('.tick line').clone().attr('class', 'grid').attr('y2', -plotHeight).attr('stroke-opacity', 0.1));
-  g.append('text').attr('class', 'axis-label').attr('x', x.range()[1]).attr('y', 30).attr('text-anchor', 'end').attr('fill', 'currentColor')
+  g.append('text').attr('class', 'axis-label').attr('x', x.range()[1]).attr('y', 32).attr('text-anchor', 'end').attr('fill', 'currentColor')
     .text('inconsistency t →');
 }
 
@@ -247,13 +302,18 @@ function axisY(g: Sel, y: d3.ScaleLinear<number, number>, left: number, innerW: 
   g.attr('transform', `translate(${left},0)`)
     .call(d3.axisLeft(y).ticks(5).tickFormat(d3.format('.2f')).tickSizeOuter(0))
     .call((a) => a.selectAll('.tick line').clone().attr('class', 'grid').attr('x2', innerW).attr('stroke-opacity', 0.1));
-  g.append('text').attr('class', 'axis-label').attr('x', -left + 4).attr('y', y.range()[1] - 10).attr('text-anchor', 'start').attr('fill', 'currentColor')
-    .text('↑ accuracy');
+  // Rotated along the axis: never in the way of the panel title above the plot.
+  const [y0, y1] = y.range();
+  g.append('text').attr('class', 'axis-label').attr('transform', `translate(${-left + 14},${(y0 + y1) / 2}) rotate(-90)`)
+    .attr('text-anchor', 'middle').attr('fill', 'currentColor').text('accuracy');
 }
 
 interface LegendOptions {
   label: (id: string) => string;
   color: (id: string) => string;
+  dash: (id: string, baseline: boolean) => string | null;
+  symbolOf: (id: string) => number;
+  root: Sel<SVGSVGElement>;
   legendColumns: number;
   top: number;
   left: number;
@@ -263,7 +323,7 @@ interface LegendOptions {
 
 function drawLegend(g: Sel, ids: readonly string[], curves: readonly CurveRecord[], hidden: Set<string>, o: LegendOptions): void {
   const colW = o.innerW / o.legendColumns;
-  const maxChars = Math.floor((colW - 28) / 6.2);
+  const maxChars = Math.floor((colW - 30) / (defaults.fontSize * 0.56));
   const baseline = new Set(curves.filter((c) => c.baseline).map((c) => c.algorithm));
   const items = g.selectAll<SVGGElement, string>('g').data(ids, (d) => d).join('g')
     .attr('class', 'legend-item')
@@ -276,14 +336,24 @@ function drawLegend(g: Sel, ids: readonly string[], curves: readonly CurveRecord
     .attr('opacity', (d) => (hidden.has(d) ? 0.45 : 1))
     .style('cursor', 'pointer');
   items.append('rect').attr('class', 'hit').attr('x', -2).attr('y', -2).attr('width', colW - 4).attr('height', defaults.legendRow - 2).attr('rx', 4).attr('fill', 'transparent');
-  items.append('line').attr('x1', 0).attr('x2', 18).attr('y1', 8).attr('y2', 8)
-    .attr('stroke', (d) => o.color(d)).attr('stroke-width', 3)
-    .attr('stroke-dasharray', (d) => (baseline.has(d) ? '5 3' : null));
-  items.append('text').attr('x', 24).attr('y', 12).text((d) => {
+  items.append('line').attr('x1', 0).attr('x2', 22).attr('y1', 8).attr('y2', 8)
+    .attr('stroke', (d) => o.color(d)).attr('stroke-width', 2.5)
+    .attr('stroke-dasharray', (d) => o.dash(d, baseline.has(d)));
+  items.append('path').attr('class', 'marker').attr('transform', 'translate(11,8)').attr('fill', (d) => o.color(d))
+    .attr('d', (d) => d3.symbol(d3.symbolsFill[o.symbolOf(d) % d3.symbolsFill.length], defaults.markerArea).digits(2)() ?? '');
+  items.append('text').attr('x', 28).attr('y', 12).text((d) => {
     const s = o.label(d);
     return s.length > maxChars ? `${s.slice(0, Math.max(1, maxChars - 1))}…` : s;
   }).attr('text-decoration', (d) => (hidden.has(d) ? 'line-through' : null));
   items.append('title').text((d) => o.label(d));
+  // Emphasis: pointing at (or focusing) an entry fades every other curve of the panel.
+  const emphasise = (id: string | null) => {
+    o.root.selectAll<SVGElement, unknown>('.lines path, .bands path, .points g').attr('opacity', function () {
+      return id === null || this.getAttribute('data-algorithm') === id ? null : defaults.fadeOpacity;
+    });
+  };
+  items.on('pointerenter', (_e, d) => emphasise(d)).on('pointerleave', () => emphasise(null))
+    .on('focus', (_e, d) => emphasise(d)).on('blur', () => emphasise(null));
   if (o.onclick) {
     const onclick = o.onclick;
     items.on('click', (_e, d) => onclick(d)).on('keydown', (e: KeyboardEvent, d) => {
@@ -322,7 +392,7 @@ function drawHover(svg: Sel<SVGSVGElement>, shown: readonly CurveRecord[], o: Ho
   const rule = hover.append('line').attr('y1', o.top).attr('y2', o.bottom).attr('stroke', 'currentColor').attr('stroke-opacity', 0.5);
   const tip = hover.append('g').attr('class', 'tooltip');
   const box = tip.append('rect').attr('rx', 4).attr('class', 'tooltip-box').attr('fill', 'Canvas').attr('stroke', 'currentColor').attr('stroke-opacity', 0.3);
-  const text = tip.append('text').attr('font-size', 11);
+  const text = tip.append('text').attr('font-size', defaults.fontSize - 1);
   const step = 15;
 
   const valueText = (i: number) => `t = ${T_GRID[i].toFixed(1)}: ${tooltipLines(shown, i, o.label).map((l) => l.text).join('; ')}`;
@@ -333,7 +403,7 @@ function drawHover(svg: Sel<SVGSVGElement>, shown: readonly CurveRecord[], o: Ho
     text.selectAll('tspan').data(lines).join('tspan').attr('x', 8).attr('dy', (_, j) => (j ? step : 0))
       .attr('font-weight', (_, j) => (j ? null : 600))
       .attr('fill', (l) => (l.id ? o.color(l.id) : 'currentColor')).text((l) => l.text);
-    const w = 16 + 6.3 * Math.max(...lines.map((l) => l.text.length));
+    const w = 16 + 0.57 * (defaults.fontSize - 1) * Math.max(...lines.map((l) => l.text.length));
     const h = 10 + step * lines.length;
     box.attr('width', w).attr('height', h).attr('y', -step + 2);
     const right = px + 10 + w <= o.left + o.innerW;
@@ -357,7 +427,9 @@ function drawHover(svg: Sel<SVGSVGElement>, shown: readonly CurveRecord[], o: Ho
     .attr('aria-valuemin', 0).attr('aria-valuemax', 1).attr('aria-valuenow', 0)
     .attr('aria-valuetext', shown.length ? valueText(0) : 'no curves')
     .on('pointermove', (e: PointerEvent) => { current = nearest(e); show(current); })
-    .on('pointerleave', hide)
+    // A tap (touch) shows the values too, and they stay until a tap elsewhere (blur).
+    .on('pointerdown', (e: PointerEvent) => { current = nearest(e); show(current); })
+    .on('pointerleave', (e: PointerEvent) => { if (e.pointerType !== 'touch') hide(); })
     .on('focus', () => show(current))
     .on('blur', hide)
     .on('keydown', (e: KeyboardEvent) => {
@@ -376,7 +448,8 @@ function drawExplainUnder(g: Sel, c: CurveRecord, keys: readonly ExplainKey[], p
   const m = c.metrics!.integral;
   g.attr('data-algorithm', c.algorithm);
   if (keys.includes('auc')) {
-    const area = d3.area<number>().x((_, i) => x(T_GRID[i])).y0(bottom).y1((v) => y(v)).digits(2);
+    // Down to accuracy 0 (the axis starts at 0 when this overlay is on), not to the cut axis.
+    const area = d3.area<number>().x((_, i) => x(T_GRID[i])).y0(y(0)).y1((v) => y(v)).digits(2);
     g.append('path').attr('class', 'explain-auc').attr('fill', colour).attr('fill-opacity', 0.18).attr('d', area(a));
   }
   if (keys.includes('ea')) {
@@ -392,13 +465,13 @@ function drawExplainUnder(g: Sel, c: CurveRecord, keys: readonly ExplainKey[], p
         .attr('offset', (_, j) => ((j + 0.5) / density.length).toFixed(4))
         .attr('stop-color', colour)
         .attr('stop-opacity', (w) => (defaults.eaMaxOpacity * (Number.isFinite(w) ? w : 0) / (top || 1)).toFixed(3));
-      const area = d3.area<number>().x((_, i) => x(T_GRID[i])).y0(bottom).y1((v) => y(v)).digits(2);
+      const area = d3.area<number>().x((_, i) => x(T_GRID[i])).y0(y(0)).y1((v) => y(v)).digits(2);
       ea.append('path').attr('stroke', 'none').attr('fill', `url(#${id})`).attr('d', area(a));
     } else if (pt.kind === 'grid') {
       const top = Math.max(...pt.weights);
       ea.selectAll('line').data(pt.weights).join('line')
         .attr('x1', (_, i) => x(T_GRID[i])).attr('x2', (_, i) => x(T_GRID[i]))
-        .attr('y1', bottom).attr('y2', (_, i) => y(a[i]).toFixed(2))
+        .attr('y1', y(0)).attr('y2', (_, i) => y(a[i]).toFixed(2))
         .attr('stroke-width', (w) => (w > 0 ? 1 + (7 * w) / top : 0).toFixed(2)).attr('stroke-opacity', 0.45);
     }
     g.append('line').attr('class', 'explain-ea-level').attr('x1', x(0)).attr('x2', x(1)).attr('y1', y(m.ea).toFixed(2)).attr('y2', y(m.ea).toFixed(2))

@@ -58,6 +58,28 @@ export function chartsToSvg(charts: SVGSVGElement[], background: string): { text
   return { text: new XMLSerializer().serializeToString(sheet), width, height };
 }
 
+/**
+ * One panel as a figure for a paper: the chart alone (no sheet margin), its size in points such
+ * that the base text prints at 8 pt (PRINT_WIDTH_PT), so it drops into a document as is.
+ */
+export function panelToSvg(chart: SVGSVGElement, background: string, printWidthPt: number): { text: string; width: number; height: number } {
+  const { w, h } = sizeOf(chart);
+  const clone = chart.cloneNode(true) as SVGSVGElement;
+  inlineStyles(chart, clone);
+  // Interaction layers are not part of the figure.
+  clone.querySelectorAll('.hover, .focus-target').forEach((el) => el.remove());
+  clone.setAttribute('xmlns', SVG_NS);
+  clone.setAttribute('width', `${printWidthPt.toFixed(1)}pt`);
+  clone.setAttribute('height', `${((printWidthPt * h) / w).toFixed(1)}pt`);
+  clone.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  const bg = document.createElementNS(SVG_NS, 'rect');
+  bg.setAttribute('width', '100%');
+  bg.setAttribute('height', '100%');
+  bg.setAttribute('fill', background);
+  clone.insertBefore(bg, clone.firstChild);
+  return { text: new XMLSerializer().serializeToString(clone), width: w, height: h };
+}
+
 /** The same sheet as a PNG (device-independent 2× scale). */
 export async function svgToPng(svg: { text: string; width: number; height: number }, scale = 2): Promise<Blob> {
   const url = URL.createObjectURL(new Blob([svg.text], { type: 'image/svg+xml' }));

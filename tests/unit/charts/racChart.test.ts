@@ -25,8 +25,11 @@ describe('racChart', () => {
     expect(lines.map((l) => l.getAttribute('data-algorithm'))).toEqual(['lp', 'ls', 'ssgmm', 'xgb']);
     const dashed = lines.filter((l) => l.getAttribute('stroke-dasharray'));
     expect(dashed.map((l) => l.getAttribute('data-algorithm'))).toEqual(['xgb']);
-    expect(svg.querySelectorAll('.points g[data-algorithm="lp"] circle')).toHaveLength(6);
-    expect(svg.querySelectorAll('.points g[data-algorithm="xgb"] circle')).toHaveLength(1);
+    expect(svg.querySelectorAll('.points g[data-algorithm="lp"] path.marker')).toHaveLength(6);
+    expect(svg.querySelectorAll('.points g[data-algorithm="xgb"] path.marker')).toHaveLength(1);
+    // One marker shape per algorithm, so coinciding curves stay apart without colour.
+    const shapes = ['lp', 'ls', 'ssgmm', 'xgb'].map((a) => svg.querySelector(`.points g[data-algorithm="${a}"] path.marker`)!.getAttribute('d'));
+    expect(new Set(shapes).size).toBe(4);
     // x ticks: exactly the six measured t.
     expect([...svg.querySelectorAll('.axis-x .tick text')].map((t) => t.textContent)).toEqual(['0.0', '0.2', '0.4', '0.6', '0.8', '1.0']);
   });
@@ -96,9 +99,9 @@ describe('racChart', () => {
   it('places the RCC trend line by least squares: E1 falls from 0.9 to 0.66 (y in data units)', () => {
     const svg = racChart(panelFixture(), { document: shimDocument(), explain: ['rcc'], yDomain: [0, 1] });
     const l = svg.querySelector('.explain-rcc')!;
-    // y = 34 + 220·(1 − v); slope = 12(∫tA − ∫A/2) = 12(0.368 − 0.39) = −0.264, intercept = 0.78 + 0.132 = 0.912.
-    expect(Number(l.getAttribute('y1'))).toBeCloseTo(34 + 220 * (1 - 0.912), 1);
-    expect(Number(l.getAttribute('y2'))).toBeCloseTo(34 + 220 * (1 - 0.648), 1);
+    // y = 40 + 220·(1 − v); slope = 12(∫tA − ∫A/2) = 12(0.368 − 0.39) = −0.264, intercept = 0.78 + 0.132 = 0.912.
+    expect(Number(l.getAttribute('y1'))).toBeCloseTo(40 + 220 * (1 - 0.912), 1);
+    expect(Number(l.getAttribute('y2'))).toBeCloseTo(40 + 220 * (1 - 0.648), 1);
   });
 
   it('has a title and an aria-label naming the panel, and a keyboard slider for the values', () => {
@@ -135,8 +138,8 @@ describe('racChart', () => {
   it('breaks lines at t values with no result yet (streaming) and says so in the tooltip', () => {
     const partial = curve('lp', [0.9, 0.85, NaN, NaN, NaN, NaN], [0.01, 0.02, NaN, NaN, NaN, NaN]);
     const svg = racChart([partial], { document: shimDocument(), explain: ['auc'], yDomain: [0, 1] });
-    expect(svg.querySelector('.lines path')!.getAttribute('d')).toBe('M46,56L130,67');
-    expect(svg.querySelectorAll('.points circle')).toHaveLength(2);
+    expect(svg.querySelector('.lines path')!.getAttribute('d')).toBe('M56,62L138,73');
+    expect(svg.querySelectorAll('.points path.marker')).toHaveLength(2);
     expect(svg.querySelectorAll('.explain *')).toHaveLength(0); // incomplete: nothing to explain
     expect(tooltipLines([partial], 3, (id) => id)[0].text).toBe('lp  — (no seed yet)');
   });
@@ -145,7 +148,51 @@ describe('racChart', () => {
     const size = racChartSize(7);
     const svg = racChart(panelFixture().slice(0, 1), { document: shimDocument(), legendIds: ['lp', 'ls', 'ssgmm', 'tsvm', 'tritraining', 'assemble', 'xgb'] });
     expect(svg.getAttribute('viewBox')).toBe(`0 0 ${size.width} ${size.height}`);
-    expect(size).toEqual({ width: 480, height: 34 + 220 + 40 + 3 * 20 + 6 });
+    // 7 entries in 2 columns = 4 legend rows, then the caption row.
+    expect(size).toEqual({ width: 480, height: 40 + 220 + 42 + 4 * 20 + 18 + 6 });
+    expect(racChartSize(7, { legend: false }).height).toBe(40 + 220 + 42 + 18 + 6);
+  });
+
+  it('says in the figure what the band is and over how many seeds', () => {
+    const svg = racChart(panelFixture(), { document: shimDocument() });
+    expect(svg.querySelector('.caption')!.textContent).toBe('Lines: mean accuracy over n = 5 seeds; bands: ±1 population std over the seeds.');
+    const mixed = [curve('lp', [0.9, 0.8, 0.8, 0.7, 0.7, 0.6], [0, 0, 0, 0, 0, 0], { nSeeds: [3, 3, 2, 2, 2, 2] })];
+    expect(racChart(mixed, { document: shimDocument() }).querySelector('.caption')!.textContent).toContain('n = 2–3 seeds');
+  });
+
+  it('keeps the y label clear of the title: rotated along the axis, below the plot top', () => {
+    const svg = racChart(panelFixture(), { document: shimDocument() });
+    const label = [...svg.querySelectorAll('.axis-y .axis-label')];
+    expect(label).toHaveLength(1);
+    expect(label[0].textContent).toBe('accuracy');
+    expect(label[0].getAttribute('transform')).toBe('translate(-42,150) rotate(-90)');
+    expect(Number(svg.querySelector('.panel-title')!.getAttribute('y'))).toBeLessThan(40 - 12);
+  });
+
+  it('shades the AUC overlay down to accuracy 0: the axis then starts at 0', () => {
+    const svg = racChart(panelFixture(), { document: shimDocument(), explain: ['auc'] });
+    const ticks = [...svg.querySelectorAll('.axis-y .tick text')].map((t) => t.textContent);
+    expect(ticks[0]).toBe('0.00');
+    // The area's baseline is y(0) = the plot bottom (40 + 220).
+    expect(svg.querySelector('.explain-auc')!.getAttribute('d')).toMatch(/L466,260L.*Z$/);
+  });
+
+  it('fades the other curves while a legend entry is pointed at or focused', () => {
+    const doc = shimDocument();
+    const svg = racChart(panelFixture(), { document: doc });
+    const ls = svg.querySelector('.legend-item[data-algorithm="ls"]')!;
+    ls.dispatchEvent(new doc.defaultView!.Event('focus'));
+    const op = (a: string) => svg.querySelector(`.lines path[data-algorithm="${a}"]`)!.getAttribute('opacity');
+    expect([op('lp'), op('ls'), op('xgb')]).toEqual(['0.15', null, '0.15']);
+    ls.dispatchEvent(new doc.defaultView!.Event('blur'));
+    expect(op('lp')).toBeNull();
+  });
+
+  it('draws a given line style per curve and no legend when asked (Compare: colour = algorithm, line = run)', () => {
+    const svg = racChart(panelFixture(), { document: shimDocument(), legend: false, dash: (id) => (id === 'ls' ? '2 3' : null) });
+    expect(svg.querySelectorAll('.legend-item')).toHaveLength(0);
+    const dashes = [...svg.querySelectorAll('.lines path')].map((l) => l.getAttribute('stroke-dasharray'));
+    expect(dashes).toEqual([null, '2 3', null, null]);
   });
 
   it('refuses curves of several panels with a clear message', () => {
