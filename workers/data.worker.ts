@@ -6,7 +6,7 @@
  */
 import { expose, transfer } from 'comlink';
 import { DatasetError, type DatasetErrorInfo } from '../src/lib/data/errors.ts';
-import { DatasetCache, deleteCachedDataset, deleteUserDataset, listCachedDatasets, listUserDatasets, loadDatasetWithReport, saveUserCsv,
+import { DatasetCache, deleteCachedDataset, deleteUserDataset, importDatasetFile, listCachedDatasets, listUserDatasets, loadDatasetWithReport, saveUserCsv,
   UserDatasetStore, verifyStoredDataset, type DatasetMeta, type LoadPhase, type LoadProgress, type UserDatasetMeta, type VerifyReport } from '../src/lib/data/index.ts';
 import { fetchWithProgress, type DownloadProgress } from '../src/lib/data/fetch.ts';
 import { checkUserCsvSize, parseUserCsv, UserCsvError, USER_CSV_MAX_BYTES, type UserCsvErrorInfo } from '../src/lib/data/userCsv.ts';
@@ -113,6 +113,21 @@ const api = {
       return failure(e);
     } finally {
       controllers.delete(req.loadId);
+    }
+  },
+
+  /** A built-in remote dataset from the user's own file, verified like a download and cached. */
+  async loadFile(req: { id: string; file: File }, onProgress?: (p: LoadProgress) => void): Promise<Outcome<LoadSummary>> {
+    try {
+      const bytes = new Uint8Array(await req.file.arrayBuffer());
+      const r = await importDatasetFile(req.id, bytes, req.file.name, { cache, onProgress });
+      const ds = r.dataset;
+      return { ok: true, value: {
+        id: ds.id, origin: r.origin, source: r.source, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k,
+        downloadBytes: r.downloadBytes, timings: r.timings, skipped: [], notices: [],
+      } };
+    } catch (e) {
+      return failure(e);
     }
   },
 

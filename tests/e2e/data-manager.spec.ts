@@ -30,7 +30,7 @@ test('manager: iris/wine embedded, letter downloads with progress, re-verifies, 
   await expect(page.getByTestId('dm-row-iris')).toContainText('Fisher, R. A. (1936)');
   await expect(page.getByTestId('dm-row-iris')).toContainText('pinned 9b79658cba271fcb…');
   await expect(page.getByTestId('dm-status-letter')).toHaveText('not downloaded');
-  await expect(page.getByTestId('dm-storage')).toContainText('This site uses');
+  await expect(page.getByTestId('dm-storage')).toContainText('in use by this site');
 
   await page.getByTestId('dm-verify-iris').click();
   await expect(page.getByTestId('dm-verify-result-iris')).toHaveAttribute('data-status', 'ok');
@@ -75,6 +75,7 @@ test('manager: iris/wine embedded, letter downloads with progress, re-verifies, 
   await page.getByTestId('dm-download-letter').click();
   await expect(page.getByTestId('dm-status-letter')).toHaveText('cached · 1.3 MiB');
   await page.getByTestId('dm-delete-letter').click();
+  await page.getByTestId('dm-confirm-delete-letter').click();
   await expect(page.getByTestId('dm-status-letter')).toHaveText('not downloaded');
   await expect(page.getByTestId('dm-download-letter')).toBeVisible();
   expect(outside).toEqual([]);
@@ -149,6 +150,7 @@ test('your own data: a valid CSV is previewed, saved, listed, survives a reload,
   await page.getByTestId('dm-verify-user:my-iris').click();
   await expect(page.getByTestId('dm-verify-result-user:my-iris')).toHaveText(`OK: SHA-256 ${VALID_SHA.slice(0, 12)}… matches the recorded hash.`);
   await page.getByTestId('dm-delete-user:my-iris').click();
+  await page.getByTestId('dm-confirm-delete-user:my-iris').click();
   await expect(row).toHaveCount(0);
   await expect(page.getByTestId('dm-note-user:my-iris')).toHaveText('Deleted from this browser.');
 });

@@ -73,6 +73,7 @@ test('letter downloads through the routed OpenML URL, then loads offline from In
   expect(outside).toEqual([]);
 
   await page.getByTestId('dataset-delete-letter').click();
+  await page.getByTestId('dataset-confirm-delete-letter').click();
   await expect(page.getByTestId('dataset-status-letter')).toHaveText('not downloaded');
   await expect(page.getByTestId('dataset-delete-letter')).toHaveCount(0);
   await page.reload();

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { LETTER_PQ, LETTER_SHA, offline } from './offline.ts';
 
 const RUN = path.resolve('tests/fixtures/runs/classroom.json');
 const SHOTS = 'test-results/screenshots';
@@ -60,6 +61,7 @@ test.describe('phone (375 × 812)', () => {
     expect(await overflow(page)).toBe(0);
     const chart = page.getByTestId('panel-grid').locator('figure').first().locator('svg.rac-chart');
     const target = chart.locator('.focus-target');
+    await chart.scrollIntoViewIfNeeded();
     const box = (await target.boundingBox())!;
     await page.touchscreen.tap(box.x + box.width * 0.61, box.y + box.height / 2);
     await expect(chart.locator('.tooltip tspan').first()).toHaveText('t = 0.6');
@@ -211,7 +213,7 @@ test('point 3: Compare keeps its runs in the link, refuses duplicates, colour = 
   // Hiding an algorithm from the legend hides it in every run, and goes into the link.
   await legend.locator('[data-algorithm="lp"]').click();
   await expect(page.locator('svg.rac-chart .lines path[data-algorithm^="lp@"]')).toHaveCount(0);
-  await expect(page).toHaveURL(/hide=lp@A,lp@B,lp@C/);
+  await expect(page).toHaveURL(/hide=lp:A,lp:B,lp:C/);
 
   // The link reopens the same comparison in a fresh browser profile.
   const url = page.url();
@@ -267,4 +269,34 @@ test('point 4: figures: caption with the band and n, AUC shaded to 0, per-panel 
     expect(new Set(ranges).size).toBe(1);
   }).toPass();
   await page.screenshot({ path: `${SHOTS}/ui-figures-shared-y.png`, fullPage: true });
+});
+
+test('point 9: offline datasets: one short error with retry and "load from a file…" (hash-checked, cached), size first, confirmed Delete', async ({ page, context }) => {
+  await offline(context);
+  await page.goto('/#/data');
+  await expect(page.getByTestId('dm-size-letter')).toHaveText('needs about 1.3 MiB of browser storage once downloaded');
+  await expect(page.getByTestId('dm-storage')).not.toContainText('of it datasets');
+  await page.getByTestId('dm-download-letter').click();
+  const error = page.getByTestId('dm-error-letter');
+  await expect(error).toHaveText("Could not reach data.openml.org or openml1.win.tue.nl to download 'letter' (offline?).");
+  await expect(page.getByTestId('load-file-letter')).toBeVisible();
+  // A file with other content is refused like a bad download, and nothing is cached.
+  await page.getByTestId('load-file-input-letter').setInputFiles({ name: 'letter.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,class\n1,2,A\n') });
+  await expect(page.getByTestId('dm-error-letter')).toBeVisible();
+  await expect(page.getByTestId('dm-status-letter')).toHaveText('not downloaded');
+  await page.getByTestId('load-file-input-letter').setInputFiles({ name: 'letter.pq', mimeType: 'application/octet-stream', buffer: LETTER_PQ });
+  await expect(page.getByTestId('dm-note-letter')).toContainText(`verified it: SHA-256 ${LETTER_SHA.slice(0, 12)}`);
+  await expect(page.getByTestId('dm-status-letter')).toHaveText('cached · 1.3 MiB');
+  await page.screenshot({ path: `${SHOTS}/ui-data-file-loaded.png`, fullPage: true });
+  // The cached copy serves the Home page's list too (same IndexedDB cache).
+  await page.goto('/#/');
+  await expect(page.getByTestId('dataset-status-letter')).toHaveText('cached (1.3 MiB)');
+  // Delete asks first; Keep keeps it.
+  await page.getByTestId('dataset-delete-letter').click();
+  await expect(page.getByTestId('dataset-confirm-letter')).toContainText('Delete the cached copy?');
+  await page.getByRole('button', { name: 'Keep' }).click();
+  await expect(page.getByTestId('dataset-status-letter')).toHaveText('cached (1.3 MiB)');
+  await page.getByTestId('dataset-delete-letter').click();
+  await page.getByTestId('dataset-confirm-delete-letter').click();
+  await expect(page.getByTestId('dataset-status-letter')).toHaveText('not downloaded');
 });

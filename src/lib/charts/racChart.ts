@@ -119,14 +119,14 @@ function symbolForColor(colour: string): number {
   return Math.min(d3.symbolsFill.length - 1, Math.max(0, PALETTE.indexOf(colour as (typeof PALETTE)[number])));
 }
 
-/** "Band: ±1 population std over n = 5 seeds" (a range where the curves differ). */
+/** "Lines: mean over n = 5 seeds; bands: ±1 population std." (a range of n where the curves differ). */
 export function bandCaption(curves: readonly CurveRecord[]): string {
   const ns = curves.flatMap((c) => c.nSeeds.filter((n) => n > 0));
-  if (!ns.length) return 'Lines: mean accuracy over seeds; bands: ±1 population std (no results yet).';
+  if (!ns.length) return 'Lines: mean over seeds; bands: ±1 population std (no results yet).';
   const lo = Math.min(...ns);
   const hi = Math.max(...ns);
   const n = lo === hi ? `n = ${lo}` : `n = ${lo}–${hi}`;
-  return `Lines: mean accuracy over ${n} seeds; bands: ±1 population std over the seeds.`;
+  return `Lines: mean over ${n} seed${hi === 1 ? '' : 's'}; bands: ±1 population std.`;
 }
 
 /** "iris · distribution · 5 labels" */
@@ -269,7 +269,7 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
     drawLegend(svg.append('g').attr('class', 'legend'), legendIds, curves, hidden, { label, color, dash, symbolOf, root: svg, legendColumns, top: legendTop, left: m.left, innerW, onclick: options.onlegendclick ?? null });
   }
   const rows = showLegend ? Math.ceil(Math.max(1, legendIds.length) / legendColumns) : 0;
-  svg.append('text').attr('class', 'caption').attr('x', m.left).attr('y', legendTop + rows * defaults.legendRow + 12)
+  svg.append('text').attr('class', 'caption').attr('x', 8).attr('y', legendTop + rows * defaults.legendRow + 12)
     .attr('font-size', defaults.fontSize - 1).attr('fill-opacity', 0.8).text(bandCaption(shown));
   if (options.interactive ?? true) drawHover(svg, shown, { x, y, label, color, top: m.top, bottom, left: m.left, innerW });
   return svg.node()!;

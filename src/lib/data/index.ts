@@ -107,6 +107,14 @@ export async function loadDatasetFromBytes(id: string, bytes: Uint8Array, format
 function finalError(id: string, errors: DatasetError[]): DatasetError {
   const main = errors.find((e) => e.kind !== 'network') ?? errors[errors.length - 1];
   if (errors.length === 1) return main;
+  // Offline (every host unreachable): one short sentence, not each host's two.
+  if (errors.every((e) => e.kind === 'network')) {
+    const hosts = errors.map((e) => (e.url ? new URL(e.url).host : '?'));
+    return new DatasetError({
+      kind: 'network', datasetId: id, url: main.url, retryable: true,
+      message: `Could not reach ${hosts.join(' or ')} to download '${id}' (offline?).`,
+    });
+  }
   const others = errors.filter((e) => e !== main).map((e) => e.message).join(' ');
   return new DatasetError({
     kind: main.kind, datasetId: id, url: main.url, status: main.status,
@@ -211,6 +219,41 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
     throw new DatasetError({ kind: 'network', retryable: false, datasetId: id, message: `Dataset '${id}' has no download source.` });
   }
   throw finalError(id, errors);
+}
+
+/**
+ * A built-in remote dataset from a file the user gives (the browser's --data-dir): parsed and
+ * verified against the registry (pinned SHA-256, or shape and class counts) exactly like a
+ * download, then stored in the same cache. Throws DatasetError (wrong content, unknown format).
+ */
+export async function importDatasetFile(id: string, bytes: Uint8Array, fileName: string,
+  opts: Pick<LoadOptions, 'cache' | 'clock' | 'now' | 'onProgress'> = {}): Promise<LoadReport> {
+  assertKnown(id);
+  const info = DATASETS[id];
+  const format: SourceFormat | null = /\.(pq|parquet)$/i.test(fileName) ? 'parquet' : /\.csv$/i.test(fileName) ? 'csv' : null;
+  if (!format) {
+    throw new DatasetError({ kind: 'parse', retryable: false, datasetId: id,
+      message: `'${fileName}' is neither a parquet file (.pq, .parquet) nor a CSV (.csv); give ${id}.pq from OpenML or a canonical ${id}.csv.` });
+  }
+  const now = opts.now ?? (() => performance.now());
+  const timings: Record<LoadPhase, number> = { download: 0, parse: 0, verify: 0, cache: 0 };
+  const source = `file:${fileName}`;
+  const dataset = await fromBytes(info, bytes, format, source, (p) => opts.onProgress?.({ id, phase: p }), timings, now);
+  const cache = opts.cache === undefined ? defaultCache() : opts.cache;
+  if (cache) {
+    opts.onProgress?.({ id, phase: 'cache' });
+    const t = now();
+    await cache.put(dataset, { source, downloadBytes: bytes.length, fetchedAt: (opts.clock ?? Date.now)() });
+    timings.cache = now() - t;
+  }
+  return { dataset, origin: 'network', source, downloadBytes: bytes.length, timings, skipped: [] };
+}
+
+/** Bytes a dataset takes in the cache once stored (float32 features, int32 labels, as cache.ts stores them): what a download costs in space. */
+export function expectedStoredBytes(id: string): number | null {
+  if (!isBuiltinDatasetId(id)) return null;
+  const { N, d } = DATASETS[id];
+  return N * d * 4 + N * 4;
 }
 
 export async function loadDataset(id: string, opts: LoadOptions = {}): Promise<Dataset> {

@@ -155,7 +155,7 @@ describe('racChart', () => {
 
   it('says in the figure what the band is and over how many seeds', () => {
     const svg = racChart(panelFixture(), { document: shimDocument() });
-    expect(svg.querySelector('.caption')!.textContent).toBe('Lines: mean accuracy over n = 5 seeds; bands: ±1 population std over the seeds.');
+    expect(svg.querySelector('.caption')!.textContent).toBe('Lines: mean over n = 5 seeds; bands: ±1 population std.');
     const mixed = [curve('lp', [0.9, 0.8, 0.8, 0.7, 0.7, 0.6], [0, 0, 0, 0, 0, 0], { nSeeds: [3, 3, 2, 2, 2, 2] })];
     expect(racChart(mixed, { document: shimDocument() }).querySelector('.caption')!.textContent).toContain('n = 2–3 seeds');
   });
