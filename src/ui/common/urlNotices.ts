@@ -14,11 +14,12 @@ const USED_ON: Partial<Record<keyof UrlFields, Page[]>> = {
 export function urlNotices(hash: string): string[] {
   const reading = readHash(hash);
   const kept = parseHash(withPage(hash, reading.page)).fields;
-  const dropped = (Object.keys(reading.fields) as (keyof UrlFields)[]).filter((k) => !(k in kept));
+  // Only page-bound fields: a plan field at its default is dropped by the writer too, not ignored.
+  const dropped = (Object.keys(reading.fields) as (keyof UrlFields)[]).filter((k) => !(k in kept) && USED_ON[k]);
   const here = PAGE_TITLES[reading.page];
   const elsewhere = dropped.map((k) => {
-    const pages = (USED_ON[k] ?? []).map((p) => PAGE_TITLES[p]).join(' and ') || 'another page';
-    return `Ignored ${k}= on the ${here} page: it is read by the ${pages} page.`;
+    const pages = USED_ON[k]!.map((p) => PAGE_TITLES[p]);
+    return `Ignored ${k}= on the ${here} page: it is read by the ${pages.join(' and ')} page${pages.length > 1 ? 's' : ''}.`;
   });
   return [...reading.notices, ...elsewhere];
 }
