@@ -28,8 +28,8 @@ test('charts: one panel per dataset × setting × labels, bands, dashed baseline
   await expect(page.locator('svg.rac-chart .lines path.baseline[stroke-dasharray]')).toHaveCount(12);
   await expect(chart(page)).toHaveAttribute('aria-label', /iris · distribution · 5 labels/);
   const table = page.getByTestId('metrics-table');
-  await expect(table.locator('tbody tr')).toHaveCount(48);
-  const first = (await table.locator('tbody tr').first().locator('td[data-col="auc"]').innerText()).trim();
+  await expect(table.locator('tbody tr[data-algorithm]')).toHaveCount(48);
+  const first = (await table.locator('tbody tr[data-algorithm]').first().locator('td[data-col="auc"]').innerText()).trim();
   expect(first).toMatch(/^\d\.\d{3}$/);
   await expect(table.locator('td.best').first()).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/results-charts-light.png`, fullPage: true });
@@ -66,7 +66,7 @@ test('table: sort by header with aria-sort; code form shows Acc_T0', async ({ pa
   const table = page.getByTestId('metrics-table');
   await table.getByRole('button', { name: /^AUC/ }).click();
   await expect(table.locator('th', { has: page.getByRole('button', { name: /^AUC/ }) })).toHaveAttribute('aria-sort', 'descending');
-  const auc = await table.locator('tbody tr').evaluateAll((rows) => rows.slice(0, 4).map((r) => Number(r.querySelector('td[data-col="auc"]')!.textContent)));
+  const auc = await table.locator('tbody tr[data-algorithm]').evaluateAll((rows) => rows.slice(0, 4).map((r) => Number(r.querySelector('td[data-col="auc"]')!.textContent)));
   expect(auc).toEqual([...auc].sort((a, b) => b - a));
   await page.getByText('Code (original tables)').click();
   await expect(table.getByRole('button', { name: /^Acc_T0/ })).toBeVisible();

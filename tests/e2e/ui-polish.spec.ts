@@ -69,8 +69,8 @@ test.describe('phone (375 × 812)', () => {
     // The metric numbers are on screen: the algorithm column is pinned while the numbers scroll.
     const table = page.getByTestId('metrics-table');
     await table.scrollIntoViewIfNeeded();
-    const auc = table.locator('tbody tr').first().locator('td[data-col="auc"]');
-    const head = table.locator('tbody tr').first().locator('th');
+    const auc = table.locator('tbody tr[data-algorithm]').first().locator('td[data-col="auc"]');
+    const head = table.locator('tbody tr[data-algorithm]').first().locator('th');
     expect(await head.evaluate((el) => getComputedStyle(el).position)).toBe('sticky');
     const aucBox = (await auc.boundingBox())!;
     expect(aucBox.x + aucBox.width).toBeLessThanOrEqual(375);
