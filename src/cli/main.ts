@@ -60,8 +60,10 @@ maskedColumns} with dataset row indices in canonical order.
   run: `Usage: rac-bench run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
                      --out results.json [--protocol rsb|readme] [--shard i/n] [--data-dir DIR]
                      [--backend wasm|cpu] [--quiet]
+       rac-bench run --preset classroom|tabular-statistical|paper|custom [selector flags narrow it] --out FILE
 
 Run benchmark cells and write the result schema (rsb-run/1).
+  --preset ID         the browser's preset, same plan and options (paper = tabular-statistical)
   --algorithms LIST   ids (xgb, ssgmm, tsvm, lp, ls, tritraining, assemble), a group
                       (statistical, default) or all
   --out FILE          where to write the run (required)
