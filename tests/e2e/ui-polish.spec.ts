@@ -84,6 +84,7 @@ test.describe('dark mode', () => {
   test('screenshots: results and run in dark mode', async ({ page }) => {
     await importRun(page);
     await page.screenshot({ path: `${SHOTS}/ui-dark-results.png`, fullPage: true });
+    await page.getByTestId('panel-grid').locator('figure').nth(6).screenshot({ path: `${SHOTS}/ui-dark-figure.png` });
     await page.goto('/#/run');
     await page.screenshot({ path: `${SHOTS}/ui-dark-run.png`, fullPage: true });
   });
@@ -226,6 +227,11 @@ test('point 3: Compare keeps its runs in the link, refuses duplicates, colour = 
   await other.waitForTimeout(300);
   expect(await overflow(other)).toBe(0);
   await other.screenshot({ path: `${SHOTS}/ui-compare-phone.png`, fullPage: true });
+  await other.screenshot({ path: `${SHOTS}/ui-compare-phone-top.png` });
+  await other.getByTestId('compare-legend').screenshot({ path: `${SHOTS}/ui-compare-phone-legend.png` });
+  await other.locator('svg.rac-chart').first().screenshot({ path: `${SHOTS}/ui-compare-phone-chart.png` });
+  await other.getByTestId('compare-table').locator('tbody tr').nth(5).scrollIntoViewIfNeeded();
+  await other.screenshot({ path: `${SHOTS}/ui-compare-phone-table.png` });
   await fresh.close();
 });
 
