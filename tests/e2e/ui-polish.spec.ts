@@ -105,6 +105,7 @@ test('point 5: plain language: full names, results (model fits), glossary from e
   await page.screenshot({ path: `${SHOTS}/ui-glossary-popover.png` });
   await pop.getByRole('link', { name: 'All terms' }).click();
   await expect(page.getByTestId('glossary')).toContainText('RAC');
+  await expect(page.getByTestId('glossary')).toBeInViewport();
   for (const term of ['result (cell)', 'model fit', 't (inconsistency)', 'AUC', 'EA', 'WA', 'EVM', 'VS', 'RCC', 'protocol mode']) {
     await expect(page.getByTestId('glossary').locator('dt', { hasText: term }).first()).toBeVisible();
   }
