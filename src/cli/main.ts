@@ -72,6 +72,12 @@ Run benchmark cells and write the result schema (rsb-run/1).
   --quiet             no per-cell lines
   Other flags as for rac-bench split.
 `,
+  published: `Usage: rac-bench published RUN.json [--panels]
+
+Compare a run with the original's published tables (Robust-SSL-Benchmark): per algorithm, how
+many points are within noise (|Δ| ≤ max(2·std, 2 pts)), how many are exact, and the mean difference.
+  --panels  also one line per panel × algorithm with the points that differ
+`,
   merge: `Usage: rac-bench merge FILE... --out FILE
 
 Join shard result files (rac-bench run --shard) into one run; refuses files of different plans.

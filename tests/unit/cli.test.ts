@@ -22,7 +22,7 @@ interface FixtureCell { mode: string; setting: string; labels: number; tIndex: n
 
 describe('rac-bench CLI', () => {
   it('answers --help for every subcommand (was "TypeError: Unknown option \'--help\'")', async () => {
-    for (const cmd of ['datasets', 'split', 'run', 'merge']) {
+    for (const cmd of ['datasets', 'split', 'run', 'merge', 'published']) {
       for (const args of [[cmd, '--help'], [cmd, '-h'], ['help', cmd]]) {
         const r = await cli(args);
         expect(r.stderr).toBe('');
