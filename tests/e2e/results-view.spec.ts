@@ -50,6 +50,8 @@ test('legend: click and keyboard hide and show an algorithm in every panel', asy
 test('tooltip: hover and keyboard show t, mean ± std and the seed count', async ({ page }) => {
   await importRun(page);
   const target = chart(page).locator('.focus-target');
+  // The controls above grew (published overlay, shared y range): bring the chart into view first.
+  await chart(page).scrollIntoViewIfNeeded();
   const box = (await target.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.41, box.y + box.height / 2);
   await expect(chart(page).locator('.tooltip tspan').first()).toHaveText('t = 0.4');
@@ -88,7 +90,7 @@ test('explain overlays and P_T: shaded area with its sentence, Beta errors inlin
   await alpha.fill('2');
   await expect(pt.getByRole('alert')).toHaveText('');
   await expect(pt.locator('svg.beta-density')).toBeVisible();
-  await page.getByRole('checkbox', { name: 'EA' }).check();
+  await page.getByRole('checkbox', { name: 'EA', exact: true }).check();
   await expect(page.locator('svg.rac-chart .explain-ea linearGradient').first()).toBeAttached();
   await page.screenshot({ path: `${SHOTS}/results-explain.png`, fullPage: true });
 });
