@@ -122,8 +122,9 @@ test('point 7: the Run page lists every corrected link field, and never says "pr
   await expect(notices.filter({ hasText: '"nosuch"' })).toHaveCount(1);
   await expect(notices.filter({ hasText: '"zzz"' })).toHaveCount(1);
   await expect(notices.filter({ hasText: 'seeds 5-99' })).toHaveCount(1);
+  await expect(notices.filter({ hasText: 't="0.3"' })).toHaveCount(1);
   const url = page.getByTestId('url-notice');
-  await expect(url.filter({ hasText: 't="0.3"' })).toHaveCount(1);
+  await expect(url.filter({ hasText: 't="0.3"' })).toHaveCount(0);
   await expect(url.filter({ hasText: 'run=' })).toHaveCount(1);
   const checked = await page.getByTestId('run-custom').locator('[data-group="seeds"] input:checked').count();
   expect(checked).toBe(5);

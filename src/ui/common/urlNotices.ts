@@ -3,7 +3,7 @@
  * invalid values (readHash), and fields that belong to another page (withPage drops them).
  * Pages add their own corrections (the Run page's clamped plan) in the same style.
  */
-import { PAGE_TITLES, parseHash, readHash, withPage, type Page, type UrlFields } from '../../state/url.ts';
+import { PAGE_TITLES, parseHash, planFromFields, readHash, withPage, type Page, type UrlFields } from '../../state/url.ts';
 
 /** Where each page-bound field is used, for the "belongs to another page" sentence. */
 const USED_ON: Partial<Record<keyof UrlFields, Page[]>> = {
@@ -21,5 +21,7 @@ export function urlNotices(hash: string): string[] {
     const pages = USED_ON[k]!.map((p) => PAGE_TITLES[p]);
     return `Ignored ${k}= on the ${here} page: it is read by the ${pages.join(' and ')} page${pages.length > 1 ? 's' : ''}.`;
   });
-  return [...reading.notices, ...elsewhere];
+  // The Run page lists a linked plan's invalid fields with its own corrections (run-linked-notice).
+  const invalid = reading.page === 'run' && planFromFields(reading.fields) ? [] : reading.notices;
+  return [...invalid, ...elsewhere];
 }

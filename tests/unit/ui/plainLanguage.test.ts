@@ -39,6 +39,8 @@ describe('link corrections', () => {
 
   it('names invalid fields and fields of another page', () => {
     expect(urlNotices('#/run?v=1&t=0.3')).toEqual([expect.stringMatching(/^Ignored t="0\.3"/)]);
+    // With a plan, the Run page lists it among the plan's own corrections instead.
+    expect(urlNotices('#/run?v=1&ds=iris&t=0.3')).toEqual([]);
     expect(urlNotices('#/data?v=1&hide=lp&run=x')).toEqual([
       'Ignored hide= on the Data page: it is read by the Results and Compare pages.',
       'Ignored run= on the Data page: it is read by the Results page.',
