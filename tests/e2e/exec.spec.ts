@@ -86,8 +86,9 @@ test('the pre-start check drops a missing dataset from the plan', async ({ page,
 test('Resume drops a corrupt stored cell with a notice, re-runs it, and keeps the rest; history still opens the run', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  // 2 algorithms × 20 seeds × 6 t = 240 cells: long enough to reload mid-run.
-  await page.goto('/#/run?preset=custom&ds=iris&set=label&labels=5&alg=lp,ls&seeds=0-19&t=all');
+  // 2 settings × 2 labels × 2 algorithms × 5 seeds × 6 t = 240 cells: long enough to reload mid-run
+  // (the planner offers seeds 0–4, so the cells come from settings and labels).
+  await page.goto('/#/run?preset=custom&ds=iris&set=label,feature&labels=5,10&alg=lp,ls&seeds=0-4&t=all');
   await page.getByTestId('run-workers').fill('1');
   await page.getByTestId('run-start').click();
   await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(6);
