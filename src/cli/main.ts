@@ -67,8 +67,9 @@ Run benchmark cells and write the result schema (rsb-run/1).
   --algorithms LIST   ids (xgb, ssgmm, tsvm, lp, ls, tritraining, assemble), a group
                       (statistical, default) or all
   --out FILE          where to write the run (required)
-  --shard i/n         run the i-th of n equal parts (join them with rac-bench merge)
-  --backend NAME      tfjs backend under Node (default wasm)
+  --shard i/n|auto    run the i-th of n equal parts (join them with rac-bench merge); auto reads
+                      the Slurm array / Kubernetes Indexed Job / RAC_SHARD index (with --shard-count)
+  --backend NAME      tfjs backend under Node: wasm (default), cpu or webgpu (Dawn)
   --quiet             no per-cell lines
   Other flags as for rac-bench split.
 `,
