@@ -7,10 +7,21 @@
 import type { MT19937 } from '../protocol/rng.ts';
 import type { Matrix } from '../types.ts';
 
+/**
+ * A typed progress event. `fraction` (0..1 of this fit) is what the Run page's bar shows; the rest
+ * is for long fits (deep training): optimiser step of total, named loss terms, free scalars.
+ * Fits report as often as they like: the harness (runCell's caller) throttles what reaches the page.
+ */
 export interface Progress {
   /** 0..1 of this fit. */
   fraction: number;
   message?: string;
+  step?: number;
+  total?: number;
+  /** Named loss terms of the last step, e.g. { supervised: 0.41, unsupervised: 0.07 }. */
+  losses?: Record<string, number>;
+  /** Any other scalars worth showing (mask rate, learning rate). */
+  scalars?: Record<string, number>;
 }
 
 export interface FitContext {
@@ -21,7 +32,27 @@ export interface FitContext {
   onProgress?: (p: Progress) => void;
   /** Protocol quirks switch (PROTOCOL.md §7.5). */
   quirks?: 'rsb' | 'fixed';
+  /** The run seed `rng` was seeded with (the root of the named streams). Default 0. */
+  seed?: number;
+  /**
+   * Seed of initial weights (PROTOCOL.md §7.2): 0 in `rsb` (one initialisation shared by every t and
+   * seed), the run seed in `readme`. Default: `seed`.
+   */
+  initSeed?: number;
+  /**
+   * A named generator independent of `rng` and of every other name (e.g. 'batches', 'noise'):
+   * seeded from (seed, name), the same generator object for the same name within one fit.
+   */
+  stream?: (name: string) => MT19937;
+  /**
+   * The one call a long loop makes between steps: throws AbortError once the signal is aborted,
+   * reports `p` (if given) and gives the event loop a turn so that a cancel message can land.
+   */
+  tick?: (p?: Progress) => Promise<void>;
 }
+
+/** The context an estimator's fit body receives: every field filled in (see fitContext.ts). */
+export type LiveFitContext = FitContext & Required<Pick<FitContext, 'seed' | 'initSeed' | 'stream' | 'tick' | 'quirks'>>;
 
 /** Anything learned that the result record should carry (warnings, iteration counts, choices). */
 export interface FitInfo {

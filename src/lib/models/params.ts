@@ -5,7 +5,9 @@
  */
 export type Constraint =
   | { kind: 'interval'; min?: number; max?: number; closed?: 'both' | 'left' | 'right' | 'neither'; integer?: boolean }
-  | { kind: 'oneOf'; values: readonly (string | number | boolean)[] };
+  | { kind: 'oneOf'; values: readonly (string | number | boolean)[] }
+  /** A nested parameter object (e.g. an ensemble's `base` learner params), checked against its own table. */
+  | { kind: 'params'; table: ConstraintTable };
 
 export type ConstraintTable = Record<string, Constraint>;
 
@@ -24,8 +26,10 @@ export const interval = (
 ): Constraint => ({ kind: 'interval', min, max, closed, integer });
 export const integerIn = (min?: number, max?: number): Constraint => interval(min, max, 'both', true);
 export const oneOf = (...values: (string | number | boolean)[]): Constraint => ({ kind: 'oneOf', values });
+export const nestedParams = (table: ConstraintTable): Constraint => ({ kind: 'params', table });
 
 function describe(c: Constraint): string {
+  if (c.kind === 'params') return 'an object of parameters';
   if (c.kind === 'oneOf') return `one of {${c.values.map((v) => JSON.stringify(v)).join(', ')}}`;
   const lo = c.min === undefined ? '-inf' : String(c.min);
   const hi = c.max === undefined ? 'inf' : String(c.max);
@@ -35,6 +39,7 @@ function describe(c: Constraint): string {
 }
 
 function satisfies(c: Constraint, v: unknown): boolean {
+  if (c.kind === 'params') return v !== null && typeof v === 'object' && !Array.isArray(v);
   if (c.kind === 'oneOf') return c.values.includes(v as never);
   if (typeof v !== 'number' || Number.isNaN(v)) return false;
   if (c.integer && !Number.isInteger(v)) return false;
@@ -68,5 +73,6 @@ export function validateParams(estimator: string, table: ConstraintTable, params
         `The '${key}' parameter of ${estimator} must be ${describe(c)}. Got ${describeGot(value)} instead.`,
       );
     }
+    if (c.kind === 'params') validateParams(`${estimator}.${key}`, c.table, value as Record<string, unknown>);
   }
 }

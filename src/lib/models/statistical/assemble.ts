@@ -22,9 +22,10 @@
  * const p = await m.predictProba(Xtest); // n × 3
  */
 import type { Matrix } from '../../types.ts';
-import { argmaxRows, checkFitInputs, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
-import { integerIn, interval, validateParams, type ConstraintTable } from '../params.ts';
-import { checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
+import { argmaxRows, throwIfAborted, type FitContext, type LiveFitContext } from '../estimator.ts';
+import { BaseEstimator } from '../baseEstimator.ts';
+import { integerIn, interval, nestedParams, type ConstraintTable } from '../params.ts';
+import { GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
 import { knnPredict } from './knn.ts';
 import { stackRows, takeRows } from './triTraining.ts';
 
@@ -48,6 +49,7 @@ export const ASSEMBLE_CONSTRAINTS: ConstraintTable = {
   alpha: interval(0, undefined, 'left'),
   beta: interval(0, 1, 'both'),
   nNeighbors: integerIn(1),
+  base: nestedParams(GBDT_CONSTRAINTS),
 };
 
 /**
@@ -129,34 +131,27 @@ interface AssembleMember {
   w: number;
 }
 
-export class Assemble implements Estimator {
+export class Assemble extends BaseEstimator<AssembleParams> {
   readonly name = 'assemble';
-  readonly params: AssembleParams;
+  readonly className = 'Assemble';
+  protected readonly constraints = ASSEMBLE_CONSTRAINTS;
   private members: AssembleMember[] | null = null;
-  private d = 0;
   private k = 0;
-  private lastInfo: FitInfo = {};
 
   constructor(params: Partial<AssembleParams> = {}) {
-    this.params = { ...ASSEMBLE_DEFAULTS, ...params };
+    super(ASSEMBLE_DEFAULTS, params);
   }
 
-  get hyper(): Record<string, unknown> {
+  override get hyper(): Record<string, unknown> {
     const { base, ...rest } = this.params;
     return { ...rest, base: { ...GBDT_DEFAULTS, ...base } };
   }
 
-  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
+  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
     const { base, ...own } = this.params;
-    validateParams('Assemble', ASSEMBLE_CONSTRAINTS, own);
-    validateParams('Assemble.base', GBDT_CONSTRAINTS, base);
-    checkFitInputs('Assemble', Xl, yl, Xu, k);
-    if (Xu.cols !== Xl.cols) {
-      throw new Error(`Assemble.fit: Xu has ${Xu.cols} features; expected ${Xl.cols} like Xl.`);
-    }
     const { T, alpha, beta, nNeighbors } = own;
-    // Inner fits share the abort signal but not the progress callback (this fit reports its own).
-    const inner: FitContext = { rng: ctx.rng, signal: ctx.signal };
+    // Inner fits share the abort signal and ticks but not the progress callback (this fit reports its own).
+    const inner: FitContext = { rng: ctx.rng, signal: ctx.signal, tick: () => ctx.tick() };
     const l = Xl.rows;
     const u = Xu.rows;
     const n = l + u;
@@ -169,7 +164,7 @@ export class Assemble implements Estimator {
     for (let i = 0; i < l; i++) weight[i] = u > 0 ? beta / l : 1 / l;
     for (let i = l; i < n; i++) weight[i] = (1 - beta) / u;
     let f = new GBDTClassifier(base);
-    f.fitSync(Xall, yAll, weight.map((v) => v * n), k, inner);
+    await f.fitWeighted(Xall, yAll, weight.map((v) => v * n), k, inner);
 
     const members: AssembleMember[] = [];
     const P = new Float32Array(n * k); // numpy: float64 scalar w × float32 proba stays float32
@@ -215,10 +210,9 @@ export class Assemble implements Estimator {
         ws[s] = weight[pick[s]] * l;
       }
       f = new GBDTClassifier(base);
-      f.fitSync(takeRows(Xall, pick), ys, ws, k, inner);
+      await f.fitWeighted(takeRows(Xall, pick), ys, ws, k, inner);
     }
     this.members = members;
-    this.d = Xl.cols;
     this.k = k;
     this.lastInfo = {
       nIter: members.length,
@@ -229,16 +223,13 @@ export class Assemble implements Estimator {
       nNeighbors: Math.min(nNeighbors, l),
     };
     ctx.onProgress?.({ fraction: 1, message: 'Assemble fitted' });
-    return this;
   }
 
-  async predictProba(X: Matrix): Promise<Float32Array> {
-    if (!this.members) throw new NotFittedError('Assemble');
-    checkPredictInput('Assemble', X, this.d);
+  protected async predictImpl(X: Matrix): Promise<Float32Array> {
     const k = this.k;
     const acc = new Float32Array(X.rows * k);
     let wsum = 0;
-    for (const { model, w } of this.members) {
+    for (const { model, w } of this.members!) {
       accumulateWeighted(acc, w, model.predictProbaSync(X));
       wsum += w;
     }
@@ -246,11 +237,7 @@ export class Assemble implements Estimator {
     return Float32Array.from(acc, (v) => v * scale);
   }
 
-  info(): FitInfo {
-    return { ...this.lastInfo };
-  }
-
-  dispose(): void {
+  protected release(): void {
     this.members = null;
   }
 }

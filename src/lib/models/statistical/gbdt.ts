@@ -17,9 +17,10 @@
  * const p = await m.predictProba(Xtest); // n × 3
  */
 import type { Matrix } from '../../types.ts';
-import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
+import { BaseEstimator } from '../baseEstimator.ts';
+import { checkFitInputs, InputError, throwIfAborted, type FitContext, type LiveFitContext } from '../estimator.ts';
 import { integerIn, interval, validateParams, type ConstraintTable } from '../params.ts';
-import { predictBoosterProba, trainBooster, type BoosterModel, type BoostParams } from './gbdtBooster.ts';
+import { predictBoosterProba, trainBooster, trainBoosterAsync, type BoosterModel, type BoostParams } from './gbdtBooster.ts';
 
 /** Hyperparameters, xgboost's names in brackets (documented on BoostParams). */
 export type GBDTParams = BoostParams;
@@ -46,60 +47,82 @@ export const GBDT_CONSTRAINTS: ConstraintTable = {
   baseScore: interval(0, 1, 'neither'),
 };
 
+function checkWeights(estimator: string, X: Matrix, weights: Float64Array | null): void {
+  if (!weights) return;
+  if (weights.length !== X.rows) {
+    throw new InputError(`${estimator}.fit: weights has ${weights.length} values; expected one per row (${X.rows}).`);
+  }
+  for (let i = 0; i < weights.length; i++) {
+    if (!(weights[i] >= 0) || !Number.isFinite(weights[i])) {
+      throw new InputError(`${estimator}.fit: weights must be finite and ≥ 0. Got ${weights[i]} at row ${i} instead.`);
+    }
+  }
+}
+
 /** Input checks shared by the XGBoost-based estimators (sklearn-style messages). */
 export function checkLabeled(estimator: string, X: Matrix, y: Int32Array, k: number, weights?: Float64Array | null): void {
   checkFitInputs(estimator, X, y, null, k);
-  if (weights) {
-    if (weights.length !== X.rows) {
-      throw new Error(`${estimator}.fit: weights has ${weights.length} values; expected one per row (${X.rows}).`);
-    }
-    for (let i = 0; i < weights.length; i++) {
-      if (!(weights[i] >= 0) || !Number.isFinite(weights[i])) {
-        throw new Error(`${estimator}.fit: weights must be finite and ≥ 0. Got ${weights[i]} at row ${i} instead.`);
-      }
-    }
-  }
+  checkWeights(estimator, X, weights ?? null);
 }
 
 export function checkPredictInput(estimator: string, X: Matrix, d: number): void {
   if (X.cols !== d) {
-    throw new Error(`${estimator}.predictProba: X has ${X.cols} features, but the model was fitted with ${d} features.`);
+    throw new InputError(`X has ${X.cols} features, but ${estimator} is expecting ${d} features as input.`);
   }
   if (X.data.length !== X.rows * X.cols) {
-    throw new Error(`${estimator}.predictProba: X.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`);
+    throw new InputError(`${estimator}.predictProba: X.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`);
   }
 }
 
-export class GBDTClassifier implements Estimator {
+const noRows = (cols: number): Matrix => ({ data: new Float32Array(0), rows: 0, cols });
+
+export class GBDTClassifier extends BaseEstimator<GBDTParams> {
   readonly name = 'xgb';
-  readonly params: GBDTParams;
+  readonly className = 'GBDTClassifier';
+  protected readonly constraints = GBDT_CONSTRAINTS;
+  /** Labeled rows only: Xu is neither read nor checked. */
+  protected override readonly readsUnlabeled = false;
   private fitted: BoosterModel | null = null;
-  private lastInfo: FitInfo = {};
+  /** Sample weights of the fit in progress (set by fitWeighted for the duration of one fit). */
+  private pendingWeights: Float64Array | null = null;
 
   constructor(params: Partial<GBDTParams> = {}) {
-    this.params = { ...GBDT_DEFAULTS, ...params };
+    super(GBDT_DEFAULTS, params);
   }
 
-  get hyper(): Record<string, unknown> {
+  override get hyper(): Record<string, unknown> {
     return { ...this.params, treeMethod: 'exact', objective: 'binary:logistic (k=2) | multi:softprob (k>2)', numClass: 'k' };
   }
 
-  /** Baseline fit: labeled rows only (Xu is not used). */
-  async fit(Xl: Matrix, yl: Int32Array, _Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
-    return this.fitWeighted(Xl, yl, null, k, ctx);
+  /** Baseline fit: labeled rows only (Xu is not used); one `ctx.tick()` per boosting round. */
+  protected async fitImpl(Xl: Matrix, yl: Int32Array, _Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+    const weights = this.pendingWeights;
+    const w = weights ? Float32Array.from(weights) : null;
+    const n = this.params.nEstimators;
+    this.fitted = await trainBoosterAsync(Xl.data, Xl.rows, Xl.cols, yl, w, k, this.params, (r) =>
+      ctx.tick(r % 10 === 9 || r === n - 1 ? { fraction: (r + 1) / n, step: r + 1, total: n, message: `round ${r + 1}` } : undefined),
+    );
+    this.lastInfo = this.fitInfo(yl, k, weights !== null);
   }
 
   /** Fit with optional per-row sample weights (stored as float32, as in a DMatrix). */
   async fitWeighted(X: Matrix, y: Int32Array, weights: Float64Array | null, k: number, ctx: FitContext): Promise<this> {
-    this.fitSync(X, y, weights, k, ctx);
-    return this;
+    checkWeights(this.className, X, weights);
+    this.pendingWeights = weights;
+    try {
+      return await this.fit(X, y, noRows(X.cols), k, ctx);
+    } finally {
+      this.pendingWeights = null;
+    }
   }
 
-  /** Synchronous fit, for the ensembles that run many of them inside one `fit`. */
+  /** Synchronous fit (no ticks: abort is checked between rounds, but nothing yields, so a cancel
+   *  message cannot land during it). Prefer fitWeighted. */
   fitSync(X: Matrix, y: Int32Array, weights: Float64Array | null, k: number, ctx: FitContext): this {
-    validateParams('GBDTClassifier', GBDT_CONSTRAINTS, { ...this.params });
-    checkLabeled('GBDTClassifier', X, y, k, weights);
+    this.validate();
+    checkLabeled(this.className, X, y, k, weights);
     throwIfAborted(ctx.signal);
+    this.dispose();
     const w = weights ? Float32Array.from(weights) : null;
     const n = this.params.nEstimators;
     this.fitted = trainBooster(X.data, X.rows, X.cols, y, w, k, this.params, {
@@ -108,27 +131,31 @@ export class GBDTClassifier implements Estimator {
         if (ctx.onProgress && (r % 10 === 9 || r === n - 1)) ctx.onProgress({ fraction: (r + 1) / n, message: `round ${r + 1}` });
       },
     });
-    const counts = new Array<number>(k).fill(0);
-    for (let i = 0; i < y.length; i++) counts[y[i]]++;
-    this.lastInfo = {
-      nIter: n,
-      nTrees: this.fitted.trees.nTrees,
-      objective: this.fitted.objective,
-      numClass: k,
-      absentClasses: counts.flatMap((c, i) => (c === 0 ? [i] : [])),
-      weighted: weights !== null,
-    };
+    this.lastInfo = this.fitInfo(y, k, weights !== null);
+    this.markFitted(X.cols);
     return this;
   }
 
-  async predictProba(X: Matrix): Promise<Float32Array> {
-    return this.predictProbaSync(X);
+  private fitInfo(y: Int32Array, k: number, weighted: boolean) {
+    const counts = new Array<number>(k).fill(0);
+    for (let i = 0; i < y.length; i++) counts[y[i]]++;
+    return {
+      nIter: this.params.nEstimators,
+      nTrees: this.fitted!.trees.nTrees,
+      objective: this.fitted!.objective,
+      numClass: k,
+      absentClasses: counts.flatMap((c, i) => (c === 0 ? [i] : [])),
+      weighted,
+    };
+  }
+
+  protected async predictImpl(X: Matrix): Promise<Float32Array> {
+    return predictBoosterProba(this.fitted!, X.data, X.rows);
   }
 
   predictProbaSync(X: Matrix): Float32Array {
-    if (!this.fitted) throw new NotFittedError('GBDTClassifier');
-    checkPredictInput('GBDTClassifier', X, this.fitted.d);
-    return predictBoosterProba(this.fitted, X.data, X.rows);
+    this.checkPredictInput(X);
+    return predictBoosterProba(this.fitted!, X.data, X.rows);
   }
 
   /** The fitted trees (for debugging against xgboost's dumps). */
@@ -136,11 +163,7 @@ export class GBDTClassifier implements Estimator {
     return this.fitted;
   }
 
-  info(): FitInfo {
-    return { ...this.lastInfo };
-  }
-
-  dispose(): void {
+  protected release(): void {
     this.fitted = null;
   }
 }

@@ -122,6 +122,56 @@ export interface BoostHooks {
   afterRound?: (round: number) => void;
 }
 
+/** One boosting run, round by round, so that a sync and an async driver share every line of it. */
+class BoosterTraining {
+  private readonly tp: TreeParams;
+  private readonly nOut: number;
+  private readonly baseMargin: number;
+  private readonly margins: Float32Array;
+  private readonly grad: Float32Array;
+  private readonly hess: Float32Array;
+  private readonly cols: ReturnType<typeof sortColumns>;
+  private readonly ws: TreeWorkspace;
+  private readonly trees = new Forest();
+
+  constructor(
+    private readonly X: Float32Array,
+    private readonly n: number,
+    private readonly d: number,
+    private readonly y: Int32Array,
+    private readonly weights: Float32Array | null,
+    private readonly k: number,
+    p: BoostParams,
+  ) {
+    this.tp = treeParams(p);
+    this.nOut = k === 2 ? 1 : k;
+    this.baseMargin = baseMarginOf(p, k);
+    this.margins = new Float32Array(n * this.nOut).fill(this.baseMargin);
+    this.grad = new Float32Array(n * this.nOut);
+    this.hess = new Float32Array(n * this.nOut);
+    this.cols = sortColumns(X, n, d);
+    this.ws = new TreeWorkspace(n, d, p.maxDepth);
+  }
+
+  round(): void {
+    const { X, n, d, y, weights, k, nOut, margins, grad, hess, trees } = this;
+    if (k === 2) logisticGradients(margins, y, weights, n, grad, hess);
+    else softmaxGradients(margins, y, weights, n, k, grad, hess);
+    for (let c = 0; c < nOut; c++) {
+      const t = trees.push(this.ws, growTree(this.cols, grad.subarray(c * n, (c + 1) * n), hess.subarray(c * n, (c + 1) * n), this.tp, this.ws));
+      for (let r = 0; r < n; r++) {
+        margins[r * nOut + c] = f32(margins[r * nOut + c] + trees.leafValue(t, X, r * d));
+      }
+    }
+  }
+
+  finish(): BoosterModel {
+    this.trees.trim();
+    const { k, d, trees, baseMargin } = this;
+    return { k, d, trees, baseMargin, objective: k === 2 ? 'binary:logistic' : 'multi:softprob' };
+  }
+}
+
 /**
  * Trains a booster on row-major float32 X (n × d) with labels 0..k−1 and optional sample weights
  * (float32, as a DMatrix stores them).
@@ -136,28 +186,31 @@ export function trainBooster(
   p: BoostParams,
   hooks: BoostHooks = {},
 ): BoosterModel {
-  const tp = treeParams(p);
-  const nOut = k === 2 ? 1 : k;
-  const baseMargin = baseMarginOf(p, k);
-  const margins = new Float32Array(n * nOut).fill(baseMargin);
-  const grad = new Float32Array(n * nOut);
-  const hess = new Float32Array(n * nOut);
-  const cols = sortColumns(X, n, d);
-  const ws = new TreeWorkspace(n, d, p.maxDepth);
-  const trees = new Forest();
+  const training = new BoosterTraining(X, n, d, y, weights, k, p);
   for (let round = 0; round < p.nEstimators; round++) {
-    if (k === 2) logisticGradients(margins, y, weights, n, grad, hess);
-    else softmaxGradients(margins, y, weights, n, k, grad, hess);
-    for (let c = 0; c < nOut; c++) {
-      const t = trees.push(ws, growTree(cols, grad.subarray(c * n, (c + 1) * n), hess.subarray(c * n, (c + 1) * n), tp, ws));
-      for (let r = 0; r < n; r++) {
-        margins[r * nOut + c] = f32(margins[r * nOut + c] + trees.leafValue(t, X, r * d));
-      }
-    }
+    training.round();
     hooks.afterRound?.(round);
   }
-  trees.trim();
-  return { k, d, trees, baseMargin, objective: k === 2 ? 'binary:logistic' : 'multi:softprob' };
+  return training.finish();
+}
+
+/** trainBooster with an awaited hook after every round (FitContext.tick: abort, progress, yield). */
+export async function trainBoosterAsync(
+  X: Float32Array,
+  n: number,
+  d: number,
+  y: Int32Array,
+  weights: Float32Array | null,
+  k: number,
+  p: BoostParams,
+  afterRound: (round: number) => Promise<void>,
+): Promise<BoosterModel> {
+  const training = new BoosterTraining(X, n, d, y, weights, k, p);
+  for (let round = 0; round < p.nEstimators; round++) {
+    training.round();
+    await afterRound(round);
+  }
+  return training.finish();
 }
 
 /** Raw margins (n × outputs; outputs = 1 for k = 2), float32 sums in tree order. */

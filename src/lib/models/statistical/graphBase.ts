@@ -9,17 +9,10 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Matrix } from '../../types.ts';
-import {
-  NotFittedError,
-  argmaxRows,
-  throwIfAborted,
-  type Estimator,
-  type FitContext,
-  type FitInfo,
-  checkFitInputs,
-} from '../estimator.ts';
+import { NotFittedError, argmaxRows, throwIfAborted, type LiveFitContext } from '../estimator.ts';
+import { BaseEstimator } from '../baseEstimator.ts';
 import { yieldToEventLoop } from '../yieldToEventLoop.ts';
-import { ParamError, integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
+import { integerIn, interval, oneOf, type ConstraintTable } from '../params.ts';
 import {
   BlockedGraph,
   affinity64,
@@ -106,29 +99,19 @@ function underflows64(gamma: number, d2: number): boolean {
 /** Yield to the event loop so an abort posted to the worker can land. */
 const yieldToLoop = yieldToEventLoop;
 
-export abstract class GraphEstimatorBase<P extends GraphParams> implements Estimator {
-  abstract readonly name: string;
+export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEstimator<P> {
   /** Which update rule the loop applies (sklearn `_variant`). */
   protected abstract readonly variant: 'propagation' | 'spreading';
-  /** The validation table for this variant's params. */
-  protected abstract readonly constraints: ConstraintTable;
   /** The one step the variants differ in: normalisation of the affinity into the iteration matrix. */
   protected abstract buildGraph(deg: Degrees): GraphSpec;
 
-  readonly params: Readonly<P>;
   readonly compute: Readonly<GraphComputeOptions>;
   protected fitted: GraphFitted | null = null;
-  private fitting = false;
-  private lastInfo: FitInfo = {};
   private quirks: 'rsb' | 'fixed' = 'rsb';
 
   protected constructor(defaults: P, params: Partial<P>, compute: Partial<GraphComputeOptions>) {
-    this.params = Object.freeze({ ...defaults, ...params });
+    super(defaults, params);
     this.compute = Object.freeze({ ...GRAPH_COMPUTE_DEFAULTS, ...compute });
-  }
-
-  get hyper(): Record<string, unknown> {
-    return { ...this.params };
   }
 
   /** Clamping weight for spreading; propagation ignores it. */
@@ -136,39 +119,29 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     return 1;
   }
 
-  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
-    if (this.fitting) throw new Error(`${this.name}: fit is already running on this instance.`);
-    validateParams(this.name, this.constraints, this.params as unknown as Record<string, unknown>);
-    checkFitInputs(this.name, Xl, yl, Xu, k);
-    this.fitting = true;
-    try {
-      this.releaseFitted();
-      this.quirks = ctx.quirks ?? 'rsb';
-      const n = Xl.rows + Xu.rows;
-      const precision =
-        this.compute.precision === 'auto'
-          ? n <= this.compute.float64MaxRows
-            ? 'float64'
-            : 'float32'
-          : this.compute.precision;
-      const fitted =
-        precision === 'float64' ? await this.fit64(Xl, yl, Xu, k, ctx) : await this.fit32(Xl, yl, Xu, k, ctx);
-      this.fitted = fitted;
-      const warnings = fitted.converged ? [] : [`max_iter=${this.params.maxIter} was reached without convergence.`];
-      this.lastInfo = {
-        nIter: fitted.nIter,
-        converged: fitted.converged,
-        warnings,
-        floatPrecision: precision,
-        graphRows: n,
-        ...(precision === 'float32' ? { blockRows: this.compute.blockRows, graphCached: fitted.graph!.cached } : {}),
-        ...(fitted.lpPath ?? {}),
-      };
-      ctx.onProgress?.({ fraction: 1, message: `${this.name}: ${fitted.nIter} iterations` });
-      return this;
-    } finally {
-      this.fitting = false;
-    }
+  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+    this.quirks = ctx.quirks ?? 'rsb';
+    const n = Xl.rows + Xu.rows;
+    const precision =
+      this.compute.precision === 'auto'
+        ? n <= this.compute.float64MaxRows
+          ? 'float64'
+          : 'float32'
+        : this.compute.precision;
+    const fitted =
+      precision === 'float64' ? await this.fit64(Xl, yl, Xu, k, ctx) : await this.fit32(Xl, yl, Xu, k, ctx);
+    this.fitted = fitted;
+    const warnings = fitted.converged ? [] : [`max_iter=${this.params.maxIter} was reached without convergence.`];
+    this.lastInfo = {
+      nIter: fitted.nIter,
+      converged: fitted.converged,
+      warnings,
+      floatPrecision: precision,
+      graphRows: n,
+      ...(precision === 'float32' ? { blockRows: this.compute.blockRows, graphCached: fitted.graph!.cached } : {}),
+      ...(fitted.lpPath ?? {}),
+    };
+    ctx.onProgress?.({ fraction: 1, message: `${this.className}: ${fitted.nIter} iterations` });
   }
 
   /** F⁰ (one-hot on L rows, zero on U) and the static term the loop adds back. */
@@ -185,7 +158,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     return Math.max(1, Math.floor(2e7 / Math.max(1, n * n * k)));
   }
 
-  private async fit64(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<GraphFitted> {
+  private async fit64(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<GraphFitted> {
     const { gamma, maxIter, tol } = this.params;
     const d = Xl.cols;
     const n = Xl.rows + Xu.rows;
@@ -212,7 +185,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
         break;
       }
       if (it % stride === 0) {
-        ctx.onProgress?.({ fraction: it / maxIter, message: `${this.name}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
+        ctx.onProgress?.({ fraction: it / maxIter, message: `${this.className}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
         await yieldToLoop();
         throwIfAborted(ctx.signal);
       }
@@ -222,7 +195,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
           G, deg: spec.rowDivisor, n, nl, k, F, step: it, maxIter, tol,
           powerBudgetBytes: this.compute.fastPropagationBudgetBytes,
           tick: async (step, what) => {
-            ctx.onProgress?.({ fraction: step / maxIter, message: `${this.name}: step ${step}, ${what}` });
+            ctx.onProgress?.({ fraction: step / maxIter, message: `${this.className}: step ${step}, ${what}` });
             await yieldToLoop();
             throwIfAborted(ctx.signal);
           },
@@ -254,7 +227,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
     return { k, d, n, precision: 'float64', nIter, converged, X64, F64: F, lpPath };
   }
 
-  private async fit32(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<GraphFitted> {
+  private async fit32(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<GraphFitted> {
     const { gamma, maxIter, tol } = this.params;
     const d = Xl.cols;
     const n = Xl.rows + Xu.rows;
@@ -291,7 +264,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
           break;
         }
         if (it % stride === 0) {
-          ctx.onProgress?.({ fraction: it / maxIter, message: `${this.name}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
+          ctx.onProgress?.({ fraction: it / maxIter, message: `${this.className}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
           await yieldToLoop();
         }
         throwIfAborted(ctx.signal);
@@ -325,12 +298,8 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
    * kernel (or score) is all zero is degenerate: `quirks` 'rsb' returns zeros (argmax → class 0,
    * like numpy on NaN), 'fixed' the shifted kernel's real prediction. `info().nNanRows` counts them.
    */
-  async predictProba(X: Matrix): Promise<Float32Array> {
-    const f = this.fitted;
-    if (!f) throw new NotFittedError(this.name);
-    if (X.cols !== f.d) {
-      throw new ParamError(`X has ${X.cols} features, but ${this.name} is expecting ${f.d} features as input.`);
-    }
+  protected async predictImpl(X: Matrix): Promise<Float32Array> {
+    const f = this.fitted!;
     const { scores, degenerate } = f.precision === 'float64' ? this.scores64(f, X) : await this.scores32(f, X);
     const k = f.k;
     const out = new Float32Array(X.rows * k);
@@ -409,23 +378,15 @@ export abstract class GraphEstimatorBase<P extends GraphParams> implements Estim
   /** sklearn's `label_distributions_` with k columns (n×k, row-major). */
   async labelDistributions(): Promise<Float64Array> {
     const f = this.fitted;
-    if (!f) throw new NotFittedError(this.name);
+    if (!f) throw new NotFittedError(this.className);
     if (f.F64) return Float64Array.from(f.F64);
     return Float64Array.from(await f.F32!.data());
   }
 
-  info(): FitInfo {
-    return { ...this.lastInfo };
-  }
-
-  private releaseFitted(): void {
+  protected release(): void {
     this.fitted?.graph?.dispose();
     this.fitted?.F32?.dispose();
     this.fitted = null;
-  }
-
-  dispose(): void {
-    this.releaseFitted();
   }
 }
 

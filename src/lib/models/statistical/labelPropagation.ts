@@ -40,7 +40,8 @@ export const LP_README_PARAMS: Readonly<LabelPropagationParams> = Object.freeze(
 export class LabelPropagation extends GraphEstimatorBase<LabelPropagationParams> {
   /** sklearn's table without `alpha` (LabelPropagation does not take one). */
   static readonly constraints: ConstraintTable = { ...GRAPH_CONSTRAINTS };
-  readonly name = 'LabelPropagation';
+  readonly name = 'lp';
+  readonly className = 'LabelPropagation';
   protected readonly variant = 'propagation';
   protected readonly constraints = LabelPropagation.constraints;
 

@@ -45,7 +45,8 @@ export const LS_README_PARAMS: Readonly<LabelSpreadingParams> = Object.freeze({
 export class LabelSpreading extends GraphEstimatorBase<LabelSpreadingParams> {
   /** sklearn's table with `alpha` narrowed to the open interval (0, 1). */
   static readonly constraints: ConstraintTable = { ...GRAPH_CONSTRAINTS, alpha: interval(0, 1, 'neither') };
-  readonly name = 'LabelSpreading';
+  readonly name = 'ls';
+  readonly className = 'LabelSpreading';
   protected readonly variant = 'spreading';
   protected readonly constraints = LabelSpreading.constraints;
 

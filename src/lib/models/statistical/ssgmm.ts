@@ -24,8 +24,9 @@
  */
 import { logDensity, singularGaussian, type SingularGaussian } from '../../linalg/singularGaussian.ts';
 import type { Matrix } from '../../types.ts';
-import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
-import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
+import { throwIfAborted, type LiveFitContext } from '../estimator.ts';
+import { BaseEstimator } from '../baseEstimator.ts';
+import { integerIn, interval, oneOf, type ConstraintTable } from '../params.ts';
 import { yieldToEventLoop } from '../yieldToEventLoop.ts';
 
 export interface SSGMMParams {
@@ -54,25 +55,17 @@ interface SSGMMFitted {
   quirks: 'rsb' | 'fixed';
 }
 
-export class SSGMM implements Estimator {
+export class SSGMM extends BaseEstimator<SSGMMParams> {
   readonly name = 'ssgmm';
-  readonly params: SSGMMParams;
+  readonly className = 'SSGMM';
+  protected readonly constraints = SSGMM_CONSTRAINTS;
   private fitted: SSGMMFitted | null = null;
-  private lastInfo: FitInfo = {};
 
   constructor(params: Partial<SSGMMParams> = {}) {
-    // Undefined entries fall back to the defaults (a preset may pass `{ ssgmmSupport: undefined }`).
-    const given = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
-    this.params = { ...SSGMM_DEFAULTS, ...given };
+    super(SSGMM_DEFAULTS, params);
   }
 
-  get hyper(): Record<string, unknown> {
-    return { ...this.params };
-  }
-
-  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
-    validateParams('SSGMM', SSGMM_CONSTRAINTS, { ...this.params });
-    checkFitInputs('SSGMM', Xl, yl, Xu, k);
+  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
     const { tol, maxIter, ssgmmSupport } = this.params;
     const quirks = ctx.quirks ?? 'rsb';
     const checkSupport = ssgmmSupport === 'zero';
@@ -147,15 +140,10 @@ export class SSGMM implements Estimator {
       nZeroDenominatorLastEStep: nZeroDenominator,
     };
     ctx.onProgress?.({ fraction: 1, message: 'SSGMM fitted' });
-    return this;
   }
 
-  async predictProba(X: Matrix): Promise<Float32Array> {
-    const f = this.fitted;
-    if (!f) throw new NotFittedError('SSGMM');
-    if (X.cols !== f.d) {
-      throw new RangeError(`SSGMM.predictProba: X has ${X.cols} features, but SSGMM was fitted with ${f.d} features.`);
-    }
+  protected async predictImpl(X: Matrix): Promise<Float32Array> {
+    const f = this.fitted!;
     const { k, d, alpha, comps, quirks } = f;
     const checkSupport = this.params.ssgmmSupport === 'zero';
     const present = comps.map((g, c) => (g ? c : -1)).filter((c) => c >= 0);
@@ -192,11 +180,7 @@ export class SSGMM implements Estimator {
     return out;
   }
 
-  info(): FitInfo {
-    return { ...this.lastInfo };
-  }
-
-  dispose(): void {
+  protected release(): void {
     this.fitted = null;
   }
 }

@@ -26,10 +26,11 @@
  * const p = await m.predictProba(Xtest); // n × 3, one-hot
  */
 import type { Matrix } from '../../types.ts';
-import { argmaxRows, checkFitInputs, NotFittedError, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
-import { integerIn, validateParams, type ConstraintTable } from '../params.ts';
+import { argmaxRows, NotFittedError, type FitContext, type LiveFitContext } from '../estimator.ts';
+import { BaseEstimator } from '../baseEstimator.ts';
+import { integerIn, nestedParams, type ConstraintTable } from '../params.ts';
 import type { MT19937 } from '../../protocol/rng.ts';
-import { checkPredictInput, GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
+import { GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
 import { fitOvoSvc, OneClassError, predictOvoSvc, type OvoSvcModel } from './svm/ovoSvc.ts';
 
 export interface TriTrainingParams {
@@ -41,7 +42,7 @@ export interface TriTrainingParams {
 
 export const TRI_TRAINING_DEFAULTS: Readonly<TriTrainingParams> = Object.freeze({ maxIter: 1000, base: {} });
 
-export const TRI_TRAINING_CONSTRAINTS: ConstraintTable = { maxIter: integerIn(1) };
+export const TRI_TRAINING_CONSTRAINTS: ConstraintTable = { maxIter: integerIn(1), base: nestedParams(GBDT_CONSTRAINTS) };
 
 /** Rows of a row-major matrix, gathered. */
 export function takeRows(X: Matrix, rows: ArrayLike<number>): Matrix {
@@ -110,9 +111,9 @@ export const TRI_TRAINING_SVC = Object.freeze({ C: 1, kernel: 'rbf', gamma: 'aut
 /** scikit-learn's `SVC.fit` draws `randint(np.iinfo('i').max)` for libsvm even when it is unused. */
 const SVC_SEED_RANGE = 2147483647;
 
-/** One learner as Tri-Training sees it: fit on labeled rows, predict labels. */
+/** One learner as Tri-Training sees it: fit on labeled rows (ticking: abort lands), predict labels. */
 interface LabelLearner {
-  fit(X: Matrix, y: Int32Array): void;
+  fit(X: Matrix, y: Int32Array): Promise<void>;
   predict(X: Matrix): Int32Array;
 }
 
@@ -123,11 +124,11 @@ class XgbLearner implements LabelLearner {
   constructor(params: Partial<GBDTParams>, private readonly ctx: FitContext) {
     this.model = new GBDTClassifier(params);
   }
-  fit(X: Matrix, y: Int32Array): void {
+  async fit(X: Matrix, y: Int32Array): Promise<void> {
     let max = 0;
     for (const v of y) if (v > max) max = v;
     this.k = Math.max(2, max + 1);
-    this.model.fitSync(X, y, null, this.k, this.ctx);
+    await this.model.fitWeighted(X, y, null, this.k, this.ctx); // one tick per boosting round
   }
   predict(X: Matrix): Int32Array {
     return argmaxRows(this.model.predictProbaSync(X), X.rows, this.k);
@@ -137,8 +138,12 @@ class XgbLearner implements LabelLearner {
 /** The config SVC; every fit of a valid (≥ 2 classes) set draws one number from the run stream. */
 class SvcLearner implements LabelLearner {
   private model: OvoSvcModel | null = null;
-  constructor(private readonly rng: MT19937) {}
-  fit(X: Matrix, y: Int32Array): void {
+  constructor(
+    private readonly rng: MT19937,
+    private readonly tick: () => Promise<void>,
+  ) {}
+  async fit(X: Matrix, y: Int32Array): Promise<void> {
+    await this.tick();
     this.model = fitOvoSvc(X, y, { C: TRI_TRAINING_SVC.C, gamma: 'auto', smo: { tol: TRI_TRAINING_SVC.tol, shrinking: true } });
     this.rng.randint(SVC_SEED_RANGE);
   }
@@ -148,19 +153,18 @@ class SvcLearner implements LabelLearner {
   }
 }
 
-export class TriTraining implements Estimator {
+export class TriTraining extends BaseEstimator<TriTrainingParams> {
   readonly name = 'tritraining';
-  readonly params: TriTrainingParams;
+  readonly className = 'TriTraining';
+  protected readonly constraints = TRI_TRAINING_CONSTRAINTS;
   private learners: LabelLearner[] | null = null;
-  private d = 0;
   private k = 0;
-  private lastInfo: FitInfo = {};
 
   constructor(params: Partial<TriTrainingParams> = {}) {
-    this.params = { ...TRI_TRAINING_DEFAULTS, ...params };
+    super(TRI_TRAINING_DEFAULTS, params);
   }
 
-  get hyper(): Record<string, unknown> {
+  override get hyper(): Record<string, unknown> {
     return {
       maxIter: this.params.maxIter,
       learners: ['xgb', 'svc', 'svc'],
@@ -169,42 +173,37 @@ export class TriTraining implements Estimator {
     };
   }
 
-  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
-    validateParams('TriTraining', TRI_TRAINING_CONSTRAINTS, { maxIter: this.params.maxIter });
-    validateParams('TriTraining.base', GBDT_CONSTRAINTS, this.params.base);
-    checkFitInputs('TriTraining', Xl, yl, Xu, k);
-    if (Xu.cols !== Xl.cols) {
-      throw new Error(`TriTraining.fit: Xu has ${Xu.cols} features; expected ${Xl.cols} like Xl.`);
-    }
+  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
     const { rng } = ctx;
-    // Inner fits share the abort signal but not the progress callback (this fit reports its own).
-    const inner: FitContext = { rng, signal: ctx.signal };
+    // Inner fits share the abort signal and ticks but not the progress callback (this fit reports its own).
+    const tick = () => ctx.tick();
+    const inner: FitContext = { rng, signal: ctx.signal, tick };
     const nl = Xl.rows;
-    const make = (): LabelLearner[] => [new XgbLearner(this.params.base, inner), new SvcLearner(rng), new SvcLearner(rng)];
+    const make = (): LabelLearner[] => [new XgbLearner(this.params.base, inner), new SvcLearner(rng, tick), new SvcLearner(rng, tick)];
     const bootstrapMissingClasses: number[][] = [];
-    const initialFits = (learners: LabelLearner[]) => {
+    const initialFits = async (learners: LabelLearner[]) => {
       bootstrapMissingClasses.length = 0;
       for (const h of learners) {
-        throwIfAborted(ctx.signal);
+        await ctx.tick();
         const boot = new Int32Array(nl);
         for (let i = 0; i < nl; i++) boot[i] = rng.randint(nl);
         const yb = new Int32Array(nl);
         for (let i = 0; i < nl; i++) yb[i] = yl[boot[i]];
         const seen = new Set(yb);
         bootstrapMissingClasses.push(Array.from({ length: k }, (_, c) => c).filter((c) => !seen.has(c)));
-        h.fit(takeRows(Xl, boot), yb);
+        await h.fit(takeRows(Xl, boot), yb);
       }
     };
     let learners = make();
     let restarted = false;
     try {
-      initialFits(learners);
+      await initialFits(learners);
     } catch (err) {
       if (!(err instanceof OneClassError)) throw err;
       // The original raises here; PROTOCOL.md §7.1 restarts from boot₁ on the continuing stream.
       restarted = true;
       learners = make();
-      initialFits(learners);
+      await initialFits(learners);
     }
 
     const ePrime = [0.5, 0.5, 0.5];
@@ -216,7 +215,7 @@ export class TriTraining implements Estimator {
     const history: { e: number[]; sizes: number[]; updated: boolean[] }[] = [];
     while (nIter < this.params.maxIter) {
       nIter++;
-      throwIfAborted(ctx.signal);
+      await ctx.tick();
       const predL = learners.map((h) => h.predict(Xl));
       const predU = Xu.rows > 0 ? learners.map((h) => h.predict(Xu)) : null;
       const update = [false, false, false];
@@ -251,8 +250,8 @@ export class TriTraining implements Estimator {
       history.push({ e: e.slice(), sizes: newRows.map((r) => r.length), updated: update.slice() });
       for (let i = 0; i < 3; i++) {
         if (!update[i]) continue;
-        throwIfAborted(ctx.signal);
-        learners[i].fit(stackRows(Xl, takeRows(Xu, newRows[i])), concatLabels(yl, newLabels[i]));
+        await ctx.tick();
+        await learners[i].fit(stackRows(Xl, takeRows(Xu, newRows[i])), concatLabels(yl, newLabels[i]));
         ePrime[i] = e[i];
         lPrime[i] = newRows[i].length;
         nUpdates[i]++;
@@ -264,7 +263,6 @@ export class TriTraining implements Estimator {
       }
     }
     this.learners = learners;
-    this.d = Xl.cols;
     this.k = k;
     const warnings = converged ? [] : [`TriTraining stopped at maxIter=${this.params.maxIter} passes with updates pending.`];
     if (restarted) warnings.push('TriTraining restarted its initial fits after a one-class SVC bootstrap (PROTOCOL.md §7.1).');
@@ -280,29 +278,23 @@ export class TriTraining implements Estimator {
       ...(restarted ? { tt_restart: true } : {}),
     };
     ctx.onProgress?.({ fraction: 1, message: 'Tri-Training fitted' });
-    return this;
   }
 
   /** The three learners' labels, one row each (learner 1, 2, 3). */
   predictLabels(X: Matrix): Int32Array {
-    if (!this.learners) throw new NotFittedError('TriTraining');
-    checkPredictInput('TriTraining', X, this.d);
-    const [p1, p2, p3] = this.learners.map((h) => h.predict(X));
+    this.checkPredictInput(X);
+    const [p1, p2, p3] = this.learners!.map((h) => h.predict(X));
     return triTrainingVoteLabels(p1, p2, p3);
   }
 
-  async predictProba(X: Matrix): Promise<Float32Array> {
+  protected async predictImpl(X: Matrix): Promise<Float32Array> {
     const labels = this.predictLabels(X);
     const out = new Float32Array(X.rows * this.k);
     for (let r = 0; r < X.rows; r++) if (labels[r] >= 0 && labels[r] < this.k) out[r * this.k + labels[r]] = 1;
     return out;
   }
 
-  info(): FitInfo {
-    return { ...this.lastInfo };
-  }
-
-  dispose(): void {
+  protected release(): void {
     this.learners = null;
   }
 }

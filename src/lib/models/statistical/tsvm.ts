@@ -25,8 +25,9 @@
  * const p = await m.predictProba(Xtest); // n × 3, argmax = predicted class
  */
 import type { Matrix } from '../../types.ts';
-import { NotFittedError, checkFitInputs, throwIfAborted, type Estimator, type FitContext, type FitInfo } from '../estimator.ts';
-import { integerIn, interval, oneOf, validateParams, type ConstraintTable } from '../params.ts';
+import { NotFittedError, throwIfAborted, type FitContext, type LiveFitContext } from '../estimator.ts';
+import { BaseEstimator } from '../baseEstimator.ts';
+import { integerIn, interval, oneOf, type ConstraintTable } from '../params.ts';
 import { RbfKernel, scaleGamma } from './svm/kernel.ts';
 import { fitBinarySvc, svcDecision, warmAfterFlips, type BinarySvcModel } from './svm/svc.ts';
 import type { SmoWarmStart } from './svm/smo.ts';
@@ -89,12 +90,11 @@ interface TSVMFitted {
   present: boolean[];
 }
 
-export class TSVM implements Estimator {
+export class TSVM extends BaseEstimator<TSVMParams> {
   readonly name = 'tsvm';
-  readonly params: TSVMParams;
+  readonly className = 'TSVM';
+  protected readonly constraints = TSVM_CONSTRAINTS;
   private fitted: TSVMFitted | null = null;
-  private lastInfo: FitInfo = {};
-  private busy = false;
   /**
    * Warm-start each SMO solve on L ∪ U from the previous solution (α swapped with the two flipped
    * labels; kept as is when C_u grows). false = every solve from α = 0 (the reference).
@@ -102,27 +102,14 @@ export class TSVM implements Estimator {
   warmStart = true;
 
   constructor(params: Partial<TSVMParams> = {}) {
-    const given = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
-    this.params = { ...TSVM_DEFAULTS, ...given };
+    super(TSVM_DEFAULTS, params);
   }
 
-  get hyper(): Record<string, unknown> {
+  override get hyper(): Record<string, unknown> {
     return { ...this.params, kernel: 'rbf', gamma: 'scale' };
   }
 
-  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
-    validateParams('TSVM', TSVM_CONSTRAINTS, { ...this.params });
-    checkFitInputs('TSVM', Xl, yl, Xu, k);
-    if (this.busy) throw new Error('TSVM.fit: a fit is already running on this instance.');
-    this.busy = true;
-    try {
-      return await this.fitInner(Xl, yl, Xu, k, ctx);
-    } finally {
-      this.busy = false;
-    }
-  }
-
-  private async fitInner(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: FitContext): Promise<this> {
+  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
     const p = this.params;
     const d = Xl.cols;
     const nl = Xl.rows;
@@ -184,7 +171,6 @@ export class TSVM implements Estimator {
       warnings,
     };
     ctx.onProgress?.({ fraction: 1, message: 'TSVM fitted' });
-    return this;
   }
 
   /** Steps 1–2 of §7.1 for one ±1 problem. */
@@ -278,12 +264,8 @@ export class TSVM implements Estimator {
     return { model, trace };
   }
 
-  async predictProba(X: Matrix): Promise<Float32Array> {
-    const f = this.fitted;
-    if (!f) throw new NotFittedError('TSVM');
-    if (X.cols !== f.d) {
-      throw new RangeError(`TSVM.predictProba: X has ${X.cols} features, but TSVM was fitted with ${f.d} features.`);
-    }
+  protected async predictImpl(X: Matrix): Promise<Float32Array> {
+    const f = this.fitted!;
     const scores = this.decisionScores(X);
     const { k } = f;
     const n = X.rows;
@@ -344,11 +326,7 @@ export class TSVM implements Estimator {
     return out;
   }
 
-  info(): FitInfo {
-    return { ...this.lastInfo };
-  }
-
-  dispose(): void {
+  protected release(): void {
     this.fitted = null;
   }
 }
