@@ -10,7 +10,7 @@ import { expose } from 'comlink';
 import { currentReport, initBackend, simulateDeviceLost, tf, type BackendPref, type BackendReport } from './backend.ts';
 import { loadDatasetWithReport } from '../src/lib/data/index.ts';
 import { describeAdapter } from '../src/lib/env/device.ts';
-import { getAlgorithm } from '../src/lib/models/registry.ts';
+import { getAlgorithm } from '../src/lib/models/catalogue.ts';
 import type { CellSpec, RunPlanSpec } from '../src/lib/suite/plan.ts';
 import { runCell as runCellCore, type CellEnv } from '../src/lib/suite/runCell.ts';
 import type { CellResult } from '../src/lib/suite/schema.ts';
@@ -133,13 +133,14 @@ const api = {
       progress(0, `loading ${cell.dataset}`);
       const { ds, source } = await loadOnce(cell.dataset);
       if (ac.signal.aborted) throw abortError();
-      const tensorsBefore = tf.memory().numTensors;
+      // runCell fails the cell (TensorLeak reason) when the fit leaves tensors behind.
       const result = await runCellCore(ds, source, cell, plan, getAlgorithm(cell.algorithm), {
         now: () => performance.now(),
         isoTime: () => new Date().toISOString(),
         env: cellEnv(report),
         signal: ac.signal,
         onProgress: progress,
+        liveTensors: () => tf.memory().numTensors,
       });
       // A fit that failed on WebGPU may have failed because the device went away; its loss is
       // reported a moment later, so give it one tick before trusting the record.
@@ -149,8 +150,6 @@ const api = {
       if (lost) {
         throw deviceLostError(`${lost} while cell ${cell.key} ran`);
       }
-      const leaked = tf.memory().numTensors - tensorsBefore;
-      if (leaked > 0) console.warn(`bench worker: ${cell.algorithm} left ${leaked} tensors after cell ${cell.key}.`);
       return result;
     } finally {
       busy = false;

@@ -12,7 +12,7 @@
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import type { BenchWorkerApi, CellProgress } from './bench.worker.ts';
 import type { BackendName, BackendPref, BackendReport } from '../src/lib/env/device.ts';
-import { getAlgorithm, isBaselineAlgorithm } from '../src/lib/models/registry.ts';
+import { getAlgorithm, isBaselineAlgorithm } from '../src/lib/models/catalogue.ts';
 import { calibrateOnce, cellCost } from '../src/lib/suite/costModel.ts';
 import {
   errText, RunExecutor, type ExecutedCell, type Lane, type ResourceKind,

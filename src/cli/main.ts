@@ -24,7 +24,8 @@ Commands:
       [--shard i/n | --shard auto [--shard-count N]] [--backend wasm|cpu|webgpu]
   run --preset classroom|tabular-statistical|paper|custom [selector flags narrow it] --out FILE
       (paper = tabular-statistical: the browser's preset, same plan and options)
-      Run benchmark cells and write the result schema (rsb-run/1).
+      Run benchmark cells and write the result schema (rsb-run/2).
+      [--option ALG.OPTION=VALUE ...]  model options, e.g. --option lp.gamma=5 (repeatable)
   merge FILE... --out FILE
       Join shard result files into one run.
   published FILE [--panels]

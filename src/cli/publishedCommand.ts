@@ -1,7 +1,7 @@
 /** `rac-bench published RUN.json`: how a run compares with the original's published tables, per algorithm. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isBaselineAlgorithm } from '../lib/models/registry.ts';
+import { isBaselineAlgorithm } from '../lib/models/catalogue.ts';
 import { loadPublished, reproduction, publishedSeries, reproductionByAlgorithm, reproductionSummary } from '../lib/published/reference.ts';
 import { panelCurves } from '../lib/suite/curves.ts';
 import { parseRun } from '../lib/suite/schema.ts';

@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, platform, release } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DATASET_IDS } from '../lib/data/registry.ts';
-import { ALGORITHM_GROUPS, ALGORITHM_IDS, getAlgorithm, isBaselineAlgorithm } from '../lib/models/registry.ts';
+import { algorithmGroups, algorithmIds, getAlgorithm, isBaselineAlgorithm } from '../lib/models/catalogue.ts';
+import { applyOptionAssignments } from '../lib/suite/modelOptions.ts';
 import { presetPlan, resolvePresetId } from '../lib/suite/presets.ts';
 import { calibrate, cellCost } from '../lib/suite/costModel.ts';
 import { RunExecutor, type ExecutedCell, type Lane } from '../lib/suite/executor.ts';
@@ -16,7 +17,7 @@ import { assertPlanSize, cellKey, defaultPlanOptions, expandPlan, shardCells, ty
 import { runCell, type CellEnv } from '../lib/suite/runCell.ts';
 import { formatDuration } from '../lib/suite/scheduler.ts';
 import type { CellResult, RunRecord } from '../lib/suite/schema.ts';
-import { parseCellResult, parseRun } from '../lib/suite/schema.ts';
+import { parseCellResult, parseRun, RUN_SCHEMA } from '../lib/suite/schema.ts';
 import { parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
 import type { Dataset } from '../lib/types.ts';
 import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
@@ -24,7 +25,7 @@ import { checkOutPath, Journal, writeFileAtomic } from './files.ts';
 import { loadDatasetNodeWithSource } from './nodeData.ts';
 import { parseProtocol } from './splitCommand.ts';
 import { resolveShard } from './shard.ts';
-import { initNodeBackend, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from './tfNode.ts';
+import { initNodeBackend, liveTensors, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from './tfNode.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
 type RunFlags = Partial<Record<'dataset' | 'setting' | 'labels' | 'seeds' | 't' | 'protocol' | 'preset' | 'algorithms', string>>;
@@ -43,7 +44,7 @@ export function planFromFlags(values: RunFlags): RunPlanSpec {
       datasets: parseNames('dataset', required(values, 'dataset'), DATASET_IDS),
       settings: parseSettings(values.setting ?? 'all'),
       labels: parseLabels(values.labels ?? '5,10'),
-      algorithms: parseNames('algorithms', values.algorithms ?? 'statistical', ALGORITHM_IDS, ALGORITHM_GROUPS),
+      algorithms: parseNames('algorithms', values.algorithms ?? 'statistical', algorithmIds(), algorithmGroups()),
       seeds: parseSeeds(values.seeds ?? (mode === 'rsb' ? '0-4' : '0-2')),
       tIndices: parseTIndices(values.t ?? 'all'),
       mode,
@@ -60,7 +61,7 @@ export function planFromFlags(values: RunFlags): RunPlanSpec {
     datasets: values.dataset !== undefined ? parseNames('dataset', values.dataset, DATASET_IDS) : base.datasets,
     settings: values.setting !== undefined ? parseSettings(values.setting) : base.settings,
     labels: values.labels !== undefined ? parseLabels(values.labels) : base.labels,
-    algorithms: values.algorithms !== undefined ? parseNames('algorithms', values.algorithms, ALGORITHM_IDS, ALGORITHM_GROUPS) : base.algorithms,
+    algorithms: values.algorithms !== undefined ? parseNames('algorithms', values.algorithms, algorithmIds(), algorithmGroups()) : base.algorithms,
     seeds: values.seeds !== undefined ? parseSeeds(values.seeds) : base.seeds,
     tIndices: values.t !== undefined ? parseTIndices(values.t) : base.tIndices,
   };
@@ -116,6 +117,7 @@ class InProcessLane implements Lane {
         env: this.env,
         signal: ac.signal,
         onProgress,
+        liveTensors,
       });
     } finally {
       this.#controller = null;
@@ -148,9 +150,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       'shard-count': { type: 'string' },
       backend: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
+      option: { type: 'string', multiple: true, default: [] },
     },
   });
   const plan = planFromFlags(values);
+  // --option lp.gamma=5 (repeatable): model options, or protocol-bound ones such as ssgmm.support.
+  Object.assign(plan, applyOptionAssignments(plan, values.option ?? []));
   const out = required(values, 'out');
   const { index: shardIndex, count: shardCount, source: shardSource } = resolveShard(values.shard, process.env, values['shard-count']);
   const wanted = parseNodeBackend(values.backend);
@@ -258,7 +263,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (r) ordered.push(r);
   }
   const run: RunRecord = parseRun({
-    schema: 'rsb-run/1',
+    schema: RUN_SCHEMA,
     id: `cli-${started}`,
     created_at: started,
     finished_at: new Date().toISOString(),

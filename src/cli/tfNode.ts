@@ -117,3 +117,6 @@ export function parseNodeBackend(text: string | undefined): NodeBackend {
 }
 
 export const TFJS_VERSION: string = tf.version.tfjs;
+
+/** Live tensors of the engine (runCell fails a cell whose fit leaks). */
+export const liveTensors = (): number => tf.memory().numTensors;

@@ -6,7 +6,7 @@ import { proxy, wrap, type Remote } from 'comlink';
 import type { ProbeApi } from '../../workers/probe.worker.ts';
 import { parseBackendPref, type BackendPref, type BackendReport } from '../lib/env/device.ts';
 import type { SelfCheckResult } from '../lib/env/selfCheck.ts';
-import { parseHash, withField } from './url.ts';
+import { parseHash, withField } from '../lib/share/urlState.ts';
 
 const STORAGE_KEY = 'rac-bench.backend';
 

@@ -4,7 +4,7 @@
  * the user looks at another page. UI updates are batched: at most one flush per FLUSH_MS.
  */
 import { BenchPool, type WorkerView } from '../../workers/pool.ts';
-import { isBaselineAlgorithm } from '../lib/models/registry.ts';
+import { isBaselineAlgorithm } from '../lib/models/catalogue.ts';
 import type { RunPlanSpec } from '../lib/suite/plan.ts';
 import type { ProtocolMode } from '../lib/types.ts';
 import {
@@ -123,7 +123,13 @@ export class RunState {
 
   /** Protocol mode of a custom plan (presets are `rsb`, the paper's code path). */
   mode = $state<ProtocolMode>('rsb');
-  readonly plan: RunPlanSpec = $derived(this.preset === 'custom' ? customPlan(this.selection, this.mode) : presetPlan(this.preset));
+  /** Model options of a custom plan (from a link; the catalogue's defaults when undefined). */
+  modelOptions = $state.raw<RunPlanSpec['modelOptions']>(undefined);
+  readonly plan: RunPlanSpec = $derived(
+    this.preset === 'custom'
+      ? { ...customPlan(this.selection, this.mode), ...(this.modelOptions ? { modelOptions: this.modelOptions } : {}) }
+      : presetPlan(this.preset),
+  );
   readonly size = $derived(planSize(this.plan, isBaselineAlgorithm));
   readonly problems = $derived(validatePlan(this.plan));
   readonly busy = $derived(this.phase === 'starting' || this.phase === 'running' || this.phase === 'cancelling');

@@ -103,7 +103,7 @@ describe('rac-bench CLI', () => {
     const load = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
     const all = load('all.json');
     const merged = load('merged.json');
-    expect(all.schema).toBe('rsb-run/1');
+    expect(all.schema).toBe('rsb-run/2');
     expect(all.cells).toHaveLength(2 * 2 * 2);
     const key = (c: { algorithm: { name: string }; seed: number; t: number; outcome: { accuracy: number } }) => `${c.algorithm.name}|${c.seed}|${c.t}|${c.outcome.accuracy}`;
     expect(merged.cells.map(key).sort()).toEqual(all.cells.map(key).sort());

@@ -3,8 +3,12 @@
  * same colour in every panel, run and export. Mid-tone colours with at least 3:1 contrast against
  * both the light (#ffffff) and the dark (#171b23) surface (WCAG 1.4.11), checked by a test.
  */
+import { findAlgorithm } from '../models/catalogue.ts';
 
-/** The categorical scale, in assignment order. */
+/**
+ * The categorical scale for ids outside the catalogue (imported runs): a stable slot per id. The
+ * catalogue's own colours (each entry's `color`) are checked by the same contrast test.
+ */
 export const PALETTE = [
   '#3b6fd4', // blue
   '#d9622b', // orange
@@ -16,13 +20,7 @@ export const PALETTE = [
   '#7a7f8c', // grey
 ] as const;
 
-/** Known ids get fixed slots (never reordered when the registry grows). */
-const FIXED: Record<string, number> = {
-  lp: 0, ls: 1, ssgmm: 2, tsvm: 3, tritraining: 4, assemble: 5, xgb: 7,
-  fixmatch: 0, flexmatch: 1, mixmatch: 2, meanteacher: 3, pimodel: 4, pseudolabel: 5, vat: 6, ftt: 7,
-};
-
-/** FNV-1a: a stable slot for ids outside the table. */
+/** FNV-1a: a stable slot for ids outside the catalogue. */
 function hashSlot(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
@@ -32,9 +30,9 @@ function hashSlot(id: string): number {
   return (h >>> 0) % PALETTE.length;
 }
 
-/** The colour of an algorithm id. */
+/** The colour of an algorithm id: the catalogue's, else a stable palette slot. */
 export function algorithmColor(id: string): string {
-  return PALETTE[Object.prototype.hasOwnProperty.call(FIXED, id) ? FIXED[id] : hashSlot(id)];
+  return findAlgorithm(id)?.color ?? PALETTE[hashSlot(id)];
 }
 
 /** WCAG relative luminance of `#rrggbb`. */

@@ -10,6 +10,8 @@ import { yieldToEventLoop } from './yieldToEventLoop.ts';
 
 export interface FitContextOptions {
   seed: number;
+  /** The model stream; default MT(seed) (PROTOCOL.md §3.5 may start it elsewhere: protocol/modelStream.ts). */
+  rng?: MT19937;
   initSeed?: number;
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
@@ -49,10 +51,10 @@ function makeStreams(seed: number): (name: string) => MT19937 {
   };
 }
 
-/** The context runCell hands to `fit`: `rng` is MT(seed), exactly as before streams existed. */
+/** The context runCell hands to `fit`: `rng` is the model stream (MT(seed) unless given). */
 export function createFitContext(o: FitContextOptions): LiveFitContext {
   return {
-    rng: new MT19937(o.seed),
+    rng: o.rng ?? new MT19937(o.seed),
     seed: o.seed,
     initSeed: o.initSeed ?? o.seed,
     signal: o.signal,

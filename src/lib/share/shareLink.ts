@@ -5,7 +5,7 @@
  */
 import type { ResultsViewState } from '../charts/viewState.ts';
 import type { RunRecord } from '../suite/schema.ts';
-import { formatHash, planToFields, viewToFields } from '../../state/url.ts';
+import { formatHash, planToFields, viewToFields } from './urlState.ts';
 import { encodeRunLink, MAX_URL_CHARS } from './permalink.ts';
 
 export interface ShareLink {

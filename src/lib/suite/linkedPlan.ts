@@ -12,6 +12,8 @@ export interface LinkedPlanChoice {
   preset: PresetId;
   mode: ProtocolMode;
   selection: CustomSelection;
+  /** Model options of the link (they make the plan a custom one). */
+  modelOptions?: RunPlanSpec['modelOptions'];
   /** Plain sentences about parts of the linked plan the runner does not take over. */
   notices: string[];
 }
@@ -24,7 +26,9 @@ export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
     algorithms: [...plan.algorithms], seeds: [...plan.seeds], tIndices: [...plan.tIndices],
   };
   let preset: PresetId = 'custom';
-  if ((PRESET_IDS as readonly string[]).includes(plan.preset) && plan.preset !== 'custom') {
+  const modelOptions = plan.modelOptions && Object.keys(plan.modelOptions).length ? plan.modelOptions : undefined;
+  // A plan with model options deviates from every preset: it stays custom (never labelled a preset).
+  if ((PRESET_IDS as readonly string[]).includes(plan.preset) && plan.preset !== 'custom' && !modelOptions) {
     const p = presetPlan(plan.preset as PresetId);
     const keys = ['datasets', 'settings', 'labels', 'algorithms', 'seeds', 'tIndices'] as const;
     // A link that names only the preset (no lists) means that preset as it stands.
@@ -44,5 +48,5 @@ export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
   const defaults = defaultPlanOptions(mode);
   const changed = (Object.keys(defaults) as (keyof typeof defaults)[]).filter((k) => plan.options[k] !== defaults[k]);
   if (changed.length) notices.push(`Protocol options ${changed.join(', ')} differ from the defaults; the runner uses the defaults.`);
-  return { preset, mode, selection, notices };
+  return { preset, mode, selection, ...(modelOptions ? { modelOptions } : {}), notices };
 }

@@ -28,6 +28,11 @@ export interface RunPlanSpec {
   mode: ProtocolMode;
   quirks: Quirks;
   options: PlanOptions;
+  /**
+   * Model options that differ from the catalogue's defaults: algorithm id → option → value
+   * (`--option lp.gamma=5`, URL `opt=lp.gamma=5`). Absent or empty = every default.
+   */
+  modelOptions?: Record<string, Record<string, string | number | boolean>>;
 }
 
 export interface CellSpec {

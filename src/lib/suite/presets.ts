@@ -7,6 +7,8 @@
  *                        the CLI calls it `paper` too (`rac-bench run --preset paper`).
  *   custom               whatever the planner selects.
  */
+import { DATASET_IDS } from '../data/registry.ts';
+import { findAlgorithm, orderAlgorithms, presetAlgorithms } from '../models/catalogue.ts';
 import { SETTINGS, type ProtocolMode } from '../types.ts';
 import { defaultPlanOptions, MAX_PLAN_CELLS, planCellCount, planFitCount, planTooLargeMessage, type RunPlanSpec } from './plan.ts';
 
@@ -38,8 +40,9 @@ export const PRESET_TITLES: Record<PresetId, string> = {
 };
 
 const ALL_T = [0, 1, 2, 3, 4, 5];
-export const CLASSROOM_ALGORITHMS = ['xgb', 'lp', 'ls', 'ssgmm'];
-export const STATISTICAL_ALGORITHMS = ['xgb', 'ssgmm', 'tsvm', 'lp', 'ls', 'tritraining', 'assemble'];
+/** Membership and order come from the catalogue (each entry's `presets`). */
+export const CLASSROOM_ALGORITHMS = presetAlgorithms('classroom');
+export const STATISTICAL_ALGORITHMS = presetAlgorithms('tabular-statistical');
 
 function rsbPlan(preset: string, parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>): RunPlanSpec {
   return modePlan(preset, parts, 'rsb');
@@ -55,7 +58,7 @@ export function classroomPlan(): RunPlanSpec {
     datasets: ['iris', 'wine'],
     settings: [...SETTINGS],
     labels: [5, 10],
-    algorithms: [...CLASSROOM_ALGORITHMS],
+    algorithms: presetAlgorithms('classroom'),
     seeds: [0, 1, 2],
     tIndices: [...ALL_T],
   });
@@ -67,7 +70,7 @@ export function tabularStatisticalPlan(): RunPlanSpec {
     datasets: ['iris', 'wine', 'letter'],
     settings: [...SETTINGS],
     labels: [5, 10],
-    algorithms: [...STATISTICAL_ALGORITHMS],
+    algorithms: presetAlgorithms('tabular-statistical'),
     seeds: [0, 1, 2, 3, 4],
     tIndices: [...ALL_T],
   });
@@ -77,15 +80,19 @@ export function tabularStatisticalPlan(): RunPlanSpec {
 /** The planner's checkboxes. Empty lists are allowed here and rejected by `validatePlan`. */
 export type CustomSelection = Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>;
 
-/** A custom plan; the lists are put in canonical order so equal selections give equal plans. */
+/**
+ * A custom plan; the lists are put in canonical order so equal selections give equal plans.
+ * Nothing is dropped: algorithms follow the catalogue, datasets the data registry, then user
+ * datasets and unknown ids (validatePlan names the unknown ones).
+ */
 export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] }, mode: ProtocolMode = 'rsb'): RunPlanSpec {
   const order = <T>(xs: readonly T[], canon: readonly T[]) => canon.filter((x) => xs.includes(x));
   return modePlan('custom', {
     // Built-in datasets in canonical order, then the user's own (user:<slug>) by id.
-    datasets: [...order(sel.datasets, ['iris', 'wine', 'letter', 'covertype']), ...sel.datasets.filter((d) => d.startsWith('user:')).sort()],
+    datasets: [...order(sel.datasets, DATASET_IDS), ...[...new Set(sel.datasets)].filter((d) => !(DATASET_IDS as readonly string[]).includes(d)).sort()],
     settings: order(sel.settings, SETTINGS),
     labels: [...new Set(sel.labels)].sort((a, b) => a - b),
-    algorithms: order(sel.algorithms, STATISTICAL_ALGORITHMS),
+    algorithms: orderAlgorithms(sel.algorithms),
     seeds: [...new Set(sel.seeds)].sort((a, b) => a - b),
     tIndices: [...new Set(sel.tIndices ?? ALL_T)].sort((a, b) => a - b),
   }, mode);
@@ -118,6 +125,10 @@ export function validatePlan(plan: RunPlanSpec): string[] {
   ];
   for (const [field, what] of lists) {
     if ((plan[field] as unknown[]).length === 0) problems.push(`Choose at least one ${what}.`);
+  }
+  for (const id of plan.algorithms) if (!findAlgorithm(id)) problems.push(`Unknown algorithm "${id}".`);
+  for (const id of plan.datasets) {
+    if (!(DATASET_IDS as readonly string[]).includes(id) && !id.startsWith('user:')) problems.push(`Unknown dataset "${id}".`);
   }
   const cells = planCellCount(plan);
   if (cells > MAX_PLAN_CELLS) problems.push(planTooLargeMessage(cells));

@@ -4,11 +4,14 @@
  */
 import { buildCellData, indicesSha256, makeSplit } from '../protocol/index.ts';
 import { modelStream } from '../protocol/modelStream.ts';
-import { argmaxRows, type Estimator } from '../models/estimator.ts';
-import type { Dataset } from '../types.ts';
+import { optionOverrides, resolveModelOptions, type AlgorithmSpec, type OptionValue } from '../models/catalogue.ts';
+import { argmaxRows, type Estimator, type Progress } from '../models/estimator.ts';
+import { createFitContext } from '../models/fitContext.ts';
+import type { Dataset, ProtocolMode } from '../types.ts';
 import type { CellSpec, RunPlanSpec } from './plan.ts';
-import { t0StreamFor, tValue } from './plan.ts';
-import type { CellResult } from './schema.ts';
+import { defaultPlanOptions, t0StreamFor, tValue } from './plan.ts';
+import { PRESET_IDS, presetPlan, type PresetId } from './presets.ts';
+import { CELL_SCHEMA, type CellResult } from './schema.ts';
 
 /** 1.1.0: Tri-Training's learners and stream, SSGMM's rsb default, the model-stream offset (PROTOCOL.md). */
 export const PROTOCOL_VERSION = '1.1.0';
@@ -22,11 +25,8 @@ export interface CellEnv {
   device: string;
 }
 
-export interface AlgorithmEntry {
-  id: string;
-  family: 'statistical' | 'deep' | 'baseline';
-  create(mode: RunPlanSpec['mode'], options: RunPlanSpec['options']): Estimator | Promise<Estimator>;
-}
+/** What runCell needs of a catalogue entry. */
+export type AlgorithmEntry = Pick<AlgorithmSpec, 'id' | 'family' | 'options' | 'recordExtras' | 'create'>;
 
 export interface RunCellContext {
   /** Milliseconds from any monotonic origin (performance.now in a worker). */
@@ -35,7 +35,12 @@ export interface RunCellContext {
   isoTime(): string;
   env: CellEnv;
   signal?: AbortSignal;
-  onProgress?: (fraction: number, message?: string) => void;
+  onProgress?: (fraction: number, message?: string, event?: Progress) => void;
+  /**
+   * Live tensors of the tfjs engine (tf.memory().numTensors). When given, a fit that leaves
+   * tensors behind after dispose fails its cell with a TensorLeak reason instead of passing.
+   */
+  liveTensors?: () => number;
 }
 
 /** The protocol options that shape one dataset's splits and scaling (ssgmmSupport is a model option). */
@@ -60,15 +65,52 @@ function datasetRecord(ds: Dataset, source: string) {
   return { id: ds.id, source, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k };
 }
 
-function protocolRecord(plan: RunPlanSpec, dataset: string) {
+/** The default quirks of a mode (PROTOCOL.md §7.5). */
+export function defaultQuirks(mode: ProtocolMode): 'rsb' | 'fixed' {
+  return mode === 'rsb' ? 'rsb' : 'fixed';
+}
+
+/** The options a plan is measured against: its named preset's (e.g. paper's provenance), else the mode's defaults. */
+function referenceOptions(plan: RunPlanSpec): RunPlanSpec['options'] {
+  const named = plan.preset !== 'custom' && (PRESET_IDS as readonly string[]).includes(plan.preset);
+  const ref = named ? presetPlan(plan.preset as PresetId) : null;
+  return ref && ref.mode === plan.mode ? ref.options : defaultPlanOptions(plan.mode);
+}
+
+/**
+ * Every deviation of this cell's plan from its reference (its named preset, else the mode's
+ * defaults; PROTOCOL.md §1 "explicit overrides"): quirks, protocol options as this dataset's cells
+ * use them (`options.<key>`) and the algorithm's model options (`<id>.<option>`). Empty for a preset run.
+ */
+export function planOverrides(
+  plan: RunPlanSpec,
+  dataset: string,
+  algorithm: AlgorithmEntry,
+  resolved: Record<string, OptionValue>,
+): Record<string, OptionValue> {
+  const out: Record<string, OptionValue> = {};
+  if (plan.quirks !== defaultQuirks(plan.mode)) out.quirks = plan.quirks;
+  const reference = cellOptions({ ...plan, options: referenceOptions(plan) }, dataset) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(cellOptions(plan, dataset))) if (reference[k] !== v) out[`options.${k}`] = v as OptionValue;
+  return { ...out, ...optionOverrides(algorithm as AlgorithmSpec, plan.mode, resolved) };
+}
+
+function protocolRecord(plan: RunPlanSpec, dataset: string, overrides: Record<string, OptionValue>) {
+  const modified = Object.keys(overrides).length > 0;
   return {
     mode: plan.mode,
     version: PROTOCOL_VERSION,
     quirks: plan.quirks,
-    preset: plan.preset,
+    // A run that deviates from its preset is not that preset any more (never labelled `paper`).
+    preset: modified && plan.preset !== 'custom' ? 'custom' : plan.preset,
     options: cellOptions(plan, dataset),
-    overrides: {} as Record<string, unknown>,
+    overrides: { ...overrides } as Record<string, unknown>,
   };
+}
+
+/** PROTOCOL.md §7.2: deep networks start from `init_seed` 0 in `rsb` (shared), the run seed in `readme`. */
+function initSeedOf(algorithm: AlgorithmEntry, plan: RunPlanSpec, seed: number): number {
+  return algorithm.family === 'deep' && plan.mode === 'rsb' ? 0 : seed;
 }
 
 export async function runCell(
@@ -80,9 +122,11 @@ export async function runCell(
   ctx: RunCellContext,
 ): Promise<CellResult> {
   const t = tValue(cell.tIndex);
+  const options = resolveModelOptions(algorithm as AlgorithmSpec, plan.mode, plan.modelOptions?.[algorithm.id], plan.options);
+  const initSeed = initSeedOf(algorithm, plan, cell.seed);
   const base = {
-    schema: 'rsb-cell/1' as const,
-    protocol: protocolRecord(plan, cell.dataset),
+    schema: CELL_SCHEMA,
+    protocol: protocolRecord(plan, cell.dataset, planOverrides(plan, cell.dataset, algorithm, options)),
     dataset: datasetRecord(ds, datasetSource),
     setting: cell.setting,
     labels: cell.labels,
@@ -96,10 +140,10 @@ export async function runCell(
     name: algorithm.id,
     family: algorithm.family,
     hyper: model ? { ...model.hyper } : {},
-    init_seed: cell.seed,
-    ...(model?.info().tsvm_multiclass ? { tsvm_multiclass: String(model.info().tsvm_multiclass) } : {}),
-    ...(model?.info().ssgmmSupport ? { ssgmmSupport: String(model.info().ssgmmSupport) } : {}),
-    ...(model?.info().tt_restart ? { tt_restart: true } : {}),
+    options: { ...options },
+    init_seed: initSeed,
+    // The catalogue entry says which fit facts the record carries (tsvm_multiclass, ssgmmSupport, tt_restart).
+    ...(model && algorithm.recordExtras ? algorithm.recordExtras(model.info()) : {}),
   });
 
   const split = makeSplit(ds, {
@@ -146,15 +190,44 @@ export async function runCell(
   }
 
   let model: Estimator | null = null;
+  // A backend that is going away (a lost GPU device) cannot count: skip the check then, the
+  // harness has its own verdict on such a cell.
+  const liveTensors = (): number | undefined => {
+    try {
+      return ctx.liveTensors?.();
+    } catch {
+      return undefined;
+    }
+  };
+  const tensorsBefore = liveTensors();
+  const failed = (reason: string, m: Estimator | null) =>
+    ({
+      ...base,
+      algorithm: algoRecord(m),
+      split: splitRecord,
+      outcome: { status: 'failed', reason: reason.slice(0, 2000), ...emptyOutcome },
+      timing: { fit_ms: 0, predict_ms: 0, steps: 0 },
+      created_at: ctx.isoTime(),
+    }) as CellResult;
+  let result: CellResult;
   try {
-    model = await algorithm.create(plan.mode, plan.options);
+    model = await algorithm.create({ mode: plan.mode, options });
     const t0 = ctx.now();
-    await model.fit(data.Xl, data.yl, data.Xu, data.numClasses, {
-      rng: modelStream(ds, cell, { modelStreamOffset: plan.options.modelStreamOffset ?? 'none', t0Stream: t0StreamFor(plan.options, cell.dataset) }),
-      signal: ctx.signal,
-      quirks: plan.quirks,
-      onProgress: ctx.onProgress ? (p) => ctx.onProgress!(p.fraction, p.message) : undefined,
-    });
+    await model.fit(
+      data.Xl,
+      data.yl,
+      data.Xu,
+      data.numClasses,
+      createFitContext({
+        seed: cell.seed,
+        rng: modelStream(ds, cell, { modelStreamOffset: plan.options.modelStreamOffset ?? 'none', t0Stream: t0StreamFor(plan.options, cell.dataset) }),
+        initSeed,
+        signal: ctx.signal,
+        quirks: plan.quirks,
+        now: ctx.now,
+        onProgress: ctx.onProgress ? (p) => ctx.onProgress!(p.fraction, p.message, p) : undefined,
+      }),
+    );
     const t1 = ctx.now();
     const proba = await model.predictProba(data.Xe);
     const t2 = ctx.now();
@@ -162,7 +235,7 @@ export async function runCell(
     let correct = 0;
     for (let i = 0; i < pred.length; i++) if (pred[i] === data.ye[i]) correct++;
     const info = model.info();
-    return {
+    result = {
       ...base,
       env: { ...base.env, float_precision: String(info.floatPrecision ?? ctx.env.float_precision) },
       algorithm: algoRecord(model),
@@ -180,18 +253,25 @@ export async function runCell(
       created_at: ctx.isoTime(),
     } as CellResult;
   } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err;
-    return {
-      ...base,
-      algorithm: algoRecord(model),
-      split: splitRecord,
-      outcome: { status: 'failed', reason: `${(err as Error).name}: ${(err as Error).message}`.slice(0, 2000), ...emptyOutcome },
-      timing: { fit_ms: 0, predict_ms: 0, steps: 0 },
-      created_at: ctx.isoTime(),
-    } as CellResult;
-  } finally {
-    model?.dispose();
+    if ((err as Error).name === 'AbortError') {
+      model?.dispose();
+      throw err;
+    }
+    result = failed(`${(err as Error).name}: ${(err as Error).message}`, model);
   }
+  model?.dispose();
+  const tensorsAfter = tensorsBefore === undefined ? undefined : liveTensors();
+  if (tensorsBefore !== undefined && tensorsAfter !== undefined && result.outcome.status === 'ok') {
+    const leaked = tensorsAfter - tensorsBefore;
+    if (leaked > 0) {
+      return failed(
+        `TensorLeak: ${algorithm.id} left ${leaked} tensor${leaked === 1 ? '' : 's'} allocated after fit, predict and dispose ` +
+          '(a bug in the estimator: every tensor must be disposed). The result is not trusted; the worker should be recycled.',
+        model,
+      );
+    }
+  }
+  return result;
 }
 
 /** Why a cell without test rows has no score (issue 12, row 10: never "ok" with no accuracy). */

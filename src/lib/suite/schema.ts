@@ -11,8 +11,11 @@
 import * as v from 'valibot';
 import { SETTINGS, T_GRID } from '../types.ts';
 
-export const CELL_SCHEMA = 'rsb-cell/1';
-export const RUN_SCHEMA = 'rsb-run/1';
+export const CELL_SCHEMA = 'rsb-cell/2';
+export const RUN_SCHEMA = 'rsb-run/2';
+/** Older versions this reader upgrades (every stored record, file and link stays readable). */
+export const LEGACY_CELL_SCHEMAS = ['rsb-cell/1'] as const;
+export const LEGACY_RUN_SCHEMAS = ['rsb-run/1'] as const;
 /** The most cells one run record may hold. */
 export const MAX_RUN_CELLS = 100_000;
 const MAX_NAME = 200;
@@ -172,6 +175,8 @@ const AlgorithmRecordSchema = v.strictObject({
   name: id(),
   family: oneOf(['statistical', 'deep', 'baseline'] as const),
   hyper: jsonObject(),
+  /** rsb-cell/2: the model options of the catalogue, resolved ({} in records upgraded from /1). */
+  options: jsonObject(),
   init_seed: v.nullable(int(0, MAX_SEED, 'an integer seed between 0 and 4294967295, or null')),
   tsvm_multiclass: v.optional(text(MAX_NAME)),
   ssgmmSupport: v.optional(oneOf(['zero', 'ignore'] as const)),
@@ -336,6 +341,11 @@ export type ProtocolOptions = v.InferOutput<typeof ProtocolOptionsSchema>;
 // ---------------------------------------------------------------------------------------------
 // Run record `rsb-run/1`
 
+const OptionValueSchema = v.union(
+  [text(MAX_TEXT), v.pipe(v.number(), v.finite()), v.boolean()],
+  'expected an option value (a string, a finite number, true or false)',
+);
+
 export const RunPlanSchema = v.strictObject({
   preset: v.nullable(text(MAX_NAME)),
   datasets: list(id(), 64, 'dataset ids'),
@@ -347,6 +357,13 @@ export const RunPlanSchema = v.strictObject({
   mode: ProtocolModeSchema,
   quirks: QuirksSchema,
   options: ProtocolOptionsSchema,
+  /** rsb-run/2: algorithm id → model options that differ from the catalogue's defaults. */
+  modelOptions: v.optional(
+    v.pipe(
+      v.record(id(), v.pipe(v.record(id(), OptionValueSchema, 'expected an object of option values'), v.check((o) => Object.keys(o).length <= 64, 'expected at most 64 options'))),
+      v.check((o) => Object.keys(o).length <= 256, 'expected options of at most 256 algorithms'),
+    ),
+  ),
 });
 
 const RunEnvSchema = v.strictObject({
@@ -464,25 +481,45 @@ function versionOf(x: unknown, what: string): unknown {
   return x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as { schema?: unknown }).schema : undefined;
 }
 
-/** Validates one cell result (e.g. from IndexedDB or an import). Throws a SchemaError. */
-export function parseCellResult(x: unknown): CellResult {
-  const version = versionOf(x, 'a cell result');
-  if (typeof version === 'string' && version !== CELL_SCHEMA) {
-    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${CELL_SCHEMA}"`);
-  }
-  return parseWith(CellResultSchema, x);
+/**
+ * `rsb-cell/1` → `/2`: the only change is the required `algorithm.options` (the resolved model
+ * options), which a /1 record did not carry: it becomes {} ("not recorded"). Anything that is not a
+ * /1 cell is returned as it came (the schema then says what is wrong with it).
+ */
+export function upgradeCell(x: unknown): unknown {
+  if (!isPlainObject(x) || x.schema !== 'rsb-cell/1') return x;
+  const algorithm = isPlainObject(x.algorithm) ? { ...x.algorithm, options: x.algorithm.options ?? {} } : x.algorithm;
+  return { ...x, schema: CELL_SCHEMA, algorithm };
 }
 
-/** Validates a run record (a file, a permalink, the CLI's output). Throws a SchemaError. */
+/**
+ * `rsb-run/1` → `/2`: the plan's `modelOptions` is optional (absent = defaults). The cells are
+ * upgraded in runs of either version: a /2 run rebuilt from IndexedDB may hold cells stored as /1.
+ */
+export function upgradeRun(x: unknown): unknown {
+  if (!isPlainObject(x) || (x.schema !== 'rsb-run/1' && x.schema !== RUN_SCHEMA)) return x;
+  return { ...x, schema: RUN_SCHEMA, cells: Array.isArray(x.cells) ? x.cells.map(upgradeCell) : x.cells };
+}
+
+/** Validates one cell result (e.g. from IndexedDB or an import); reads /1 and /2. Throws a SchemaError. */
+export function parseCellResult(x: unknown): CellResult {
+  const version = versionOf(x, 'a cell result');
+  if (typeof version === 'string' && version !== CELL_SCHEMA && !(LEGACY_CELL_SCHEMAS as readonly string[]).includes(version)) {
+    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${CELL_SCHEMA}" (and upgrades ${LEGACY_CELL_SCHEMAS.map((s) => `"${s}"`).join(', ')})`);
+  }
+  return parseWith(CellResultSchema, upgradeCell(x));
+}
+
+/** Validates a run record (a file, a permalink, the CLI's output); reads /1 and /2. Throws a SchemaError. */
 export function parseRun(x: unknown): RunRecord {
   const version = versionOf(x, 'a run record');
-  if (typeof version === 'string' && version !== RUN_SCHEMA) {
-    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${RUN_SCHEMA}"`);
+  // Refuse oversized runs before upgrading (and validating) 100 000+ cells one by one.
+  const rawCells = x !== null && typeof x === 'object' ? (x as { cells?: unknown }).cells : undefined;
+  if (Array.isArray(rawCells) && rawCells.length > MAX_RUN_CELLS) {
+    throw new SchemaError('cells', `expected a list of at most ${MAX_RUN_CELLS} cells, got ${describeValue(rawCells)}`);
   }
-  // Refuse oversized runs before validating 100 000+ cells one by one.
-  const cells = x !== null && typeof x === 'object' ? (x as { cells?: unknown }).cells : undefined;
-  if (Array.isArray(cells) && cells.length > MAX_RUN_CELLS) {
-    throw new SchemaError('cells', `expected a list of at most ${MAX_RUN_CELLS} cells, got ${describeValue(cells)}`);
+  if (typeof version === 'string' && version !== RUN_SCHEMA && !(LEGACY_RUN_SCHEMAS as readonly string[]).includes(version)) {
+    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${RUN_SCHEMA}" (and upgrades ${LEGACY_RUN_SCHEMAS.map((s) => `"${s}"`).join(', ')})`);
   }
-  return parseWith(RunRecordSchema, x);
+  return parseWith(RunRecordSchema, upgradeRun(x));
 }

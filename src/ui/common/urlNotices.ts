@@ -3,7 +3,7 @@
  * invalid values (readHash), and fields that belong to another page (withPage drops them).
  * Pages add their own corrections (the Run page's clamped plan) in the same style.
  */
-import { PAGE_TITLES, parseHash, planFromFields, readHash, withPage, type Page, type UrlFields } from '../../state/url.ts';
+import { PAGE_TITLES, parseHash, planFromFields, readHash, withPage, type Page, type UrlFields } from '../../lib/share/urlState.ts';
 
 /** Where each page-bound field is used, for the "belongs to another page" sentence. */
 const USED_ON: Partial<Record<keyof UrlFields, Page[]>> = {

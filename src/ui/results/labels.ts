@@ -3,23 +3,12 @@
  * cell key ("wine|feature|5|lp|3|0") as a sentence. Unknown ids (imported runs, user datasets) are
  * shown as they are.
  */
-import { ALGORITHMS } from '../../lib/models/registry.ts';
+import { algorithmLabel } from '../../lib/models/catalogue.ts';
 import { DATASETS, isBuiltinDatasetId } from '../../lib/data/registry.ts';
 import { T_GRID } from '../../lib/types.ts';
 
-/** Spelled-out names where the registry title is an acronym. */
-const LONG: Record<string, string> = {
-  ssgmm: 'Semi-supervised GMM',
-  tsvm: 'Transductive SVM',
-  xgb: 'XGBoost',
-};
-
-const SHORT = new Map(ALGORITHMS.map((a) => [a.id, LONG[a.id] ?? a.title.replace(/\s*\(.*\)\s*$/, '')]));
-
-/** "xgb" → "XGBoost", "tsvm" → "Transductive SVM"; unknown ids are shown as they are. */
-export function algorithmLabel(id: string): string {
-  return SHORT.get(id) ?? id;
-}
+/** "xgb" → "XGBoost", "tsvm" → "Transductive SVM" (the catalogue's `label`); unknown ids as they are. */
+export { algorithmLabel };
 
 /** "iris" → "Iris", "user:my-data" → "my-data". */
 export function datasetLabel(id: string): string {

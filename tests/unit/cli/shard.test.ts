@@ -1,7 +1,7 @@
 /** --shard auto: the shard a scheduler's task runs, and that the shards of a plan tile it exactly. */
 import { describe, expect, it } from 'vitest';
 import { resolveShard } from '../../../src/cli/shard.ts';
-import { isBaselineAlgorithm } from '../../../src/lib/models/registry.ts';
+import { isBaselineAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import { defaultPlanOptions, expandPlan, shardCells, type RunPlanSpec } from '../../../src/lib/suite/plan.ts';
 
 const PAPER_STATISTICAL: RunPlanSpec = {

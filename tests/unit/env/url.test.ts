@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatHash, parseHash, withField, withPage } from '../../../src/state/url.ts';
+import { formatHash, parseHash, withField, withPage } from '../../../src/lib/share/urlState.ts';
 
 describe('url hash', () => {
   it('parses page and backend, defaulting to home', () => {
@@ -23,7 +23,7 @@ describe('url hash', () => {
 describe('url hash: plan, view and results fields', () => {
   // Imported lazily so the block above stays as it was.
   it('round-trips a plan through readable keys and back', async () => {
-    const { formatHash, planFromFields, planToFields, readHash } = await import('../../../src/state/url.ts');
+    const { formatHash, planFromFields, planToFields, readHash } = await import('../../../src/lib/share/urlState.ts');
     const { classroomPlan } = await import('../../../src/lib/suite/presets.ts');
     const plan = classroomPlan();
     const hash = formatHash({ page: 'run', fields: planToFields(plan) });
@@ -37,7 +37,7 @@ describe('url hash: plan, view and results fields', () => {
     expect(planFromFields(readHash('#/run?backend=cpu').fields)).toBeNull();
   });
   it('falls back to defaults with a notice for invalid values and newer versions', async () => {
-    const { readHash } = await import('../../../src/state/url.ts');
+    const { readHash } = await import('../../../src/lib/share/urlState.ts');
     const r = readHash('#/results?v=1&seeds=4-1&mode=turbo&alg=lp,<b>&form=code');
     expect(r.fields).toEqual({ seeds: [], mode: 'rsb', alg: [], form: 'code' });
     expect(r.notices).toHaveLength(3);
@@ -46,7 +46,7 @@ describe('url hash: plan, view and results fields', () => {
     expect(readHash('#/results?v=7&form=code').notices[0]).toMatch(/newer version of RAC Bench \(v=7\)/);
   });
   it('writes the view state and keeps results fields on the Results page only', async () => {
-    const { formatHash, readHash, viewFromFields, viewToFields, withPage } = await import('../../../src/state/url.ts');
+    const { formatHash, readHash, viewFromFields, viewToFields, withPage } = await import('../../../src/lib/share/urlState.ts');
     const view = { metricForm: 'code' as const, pt: { kind: 'beta' as const, alpha: 2, beta: 5 }, hidden: ['lp'], explain: ['auc' as const, 'wa' as const], sort: { column: 'auc', dir: 'desc' as const } };
     const hash = formatHash({ page: 'results', fields: { ...viewToFields(view), r: '1.abc', ds: ['iris'] } });
     expect(hash).toBe('#/results?v=1&ds=iris&form=code&pt=beta:2,5&hide=lp&explain=auc,wa&sort=auc:desc&r=1.abc');
@@ -58,7 +58,7 @@ describe('url hash: plan, view and results fields', () => {
 
 describe('url hash: keys of other modules', () => {
   it('withField keeps keys it does not know; withPage drops them', async () => {
-    const { withField, withPage } = await import('../../../src/state/url.ts');
+    const { withField, withPage } = await import('../../../src/lib/share/urlState.ts');
     expect(withField('#/learn?v=1&toy_seed=7&slider_hide=1', 'backend', 'cpu')).toBe('#/learn?v=1&backend=cpu&toy_seed=7&slider_hide=1');
     expect(withField('#/learn?v=1&backend=cpu&toy_seed=7', 'backend', 'auto')).toBe('#/learn?v=1&toy_seed=7');
     expect(withPage('#/learn?v=1&backend=cpu&toy_seed=7', 'about')).toBe('#/about?v=1&backend=cpu');

@@ -5,9 +5,9 @@
 import '@tensorflow/tfjs-backend-wasm';
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALGORITHMS, getAlgorithm } from '../../../src/lib/models/registry.ts';
+import { CATALOGUE, getAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import { MT19937 } from '../../../src/lib/protocol/rng.ts';
-import { defaultPlanOptions } from '../../../src/lib/suite/plan.ts';
+import { defaultModelOptions } from '../../../src/lib/models/catalogue.ts';
 import type { Matrix } from '../../../src/lib/types.ts';
 import { GBDTClassifier } from '../../../src/lib/models/statistical/gbdt.ts';
 import { LabelPropagation } from '../../../src/lib/models/statistical/labelPropagation.ts';
@@ -32,13 +32,13 @@ function blobs(n: number, k: number, seed: number): { X: Matrix; y: Int32Array }
 const L = blobs(12, 3, 1);
 const U = blobs(30, 3, 2);
 const ctx = () => ({ rng: new MT19937(0) });
-const create = (id: string) => getAlgorithm(id).create('rsb', defaultPlanOptions('rsb'));
+const create = (id: string) => getAlgorithm(id).create({ mode: 'rsb', options: defaultModelOptions(getAlgorithm(id), 'rsb') });
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
 });
 
-describe.each(ALGORITHMS.map((a) => a.id))('%s', (id) => {
+describe.each(CATALOGUE.map((a) => a.id))('%s', (id) => {
   it('fits with a class that has no labeled rows and still outputs k columns', async () => {
     const yl = L.y.map((v) => (v === 2 ? 0 : v));
     const m = await create(id);
@@ -80,6 +80,6 @@ describe('hyperparameters out of range', () => {
     await expect(m.fit(L.X, L.y, U.X, 3, ctx())).rejects.toThrow(message);
   });
   it('covers every registered algorithm', () => {
-    expect(cases.map((c) => c[0]).sort()).toEqual(ALGORITHMS.map((a) => a.id).sort());
+    expect(cases.map((c) => c[0]).sort()).toEqual(CATALOGUE.map((a) => a.id).sort());
   });
 });

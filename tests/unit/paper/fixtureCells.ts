@@ -1,7 +1,7 @@
 /** Runs one algorithm over every cell of a tests/fixtures/paper/*.json file with the `paper` preset. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { getAlgorithm } from '../../../src/lib/models/registry.ts';
+import { getAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import type { CellSpec, RunPlanSpec } from '../../../src/lib/suite/plan.ts';
 import { cellKey } from '../../../src/lib/suite/plan.ts';
 import { tabularStatisticalPlan } from '../../../src/lib/suite/presets.ts';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { planFromFlags } from '../../../src/cli/runCommand.ts';
-import { isBaselineAlgorithm } from '../../../src/lib/models/registry.ts';
+import { isBaselineAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import { classHalves } from '../../../src/lib/protocol/distribution.ts';
 import { modelStream, modelStreamOffsetKind } from '../../../src/lib/protocol/modelStream.ts';
 import { mt } from '../../../src/lib/protocol/rng.ts';
@@ -59,7 +59,7 @@ describe('options under spec 1.1.0', () => {
   });
 
   it('the paper plan round-trips through the URL (t0ds=iris:shared)', async () => {
-    const { formatHash, planFromFields, planToFields, readHash } = await import('../../../src/state/url.ts');
+    const { formatHash, planFromFields, planToFields, readHash } = await import('../../../src/lib/share/urlState.ts');
     const plan = tabularStatisticalPlan();
     const hash = formatHash({ page: 'run', fields: planToFields(plan) });
     expect(hash).toContain('t0ds=iris:shared');

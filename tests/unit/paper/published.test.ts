@@ -1,7 +1,7 @@
 /** The published reference (Robust-SSL-Benchmark @ c405226) and the reproduction numbers. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isBaselineAlgorithm } from '../../../src/lib/models/registry.ts';
+import { isBaselineAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import { combine, isDefective, loadPublished, publishedSeries, reproduction, reproductionByAlgorithm, reproductionSummary } from '../../../src/lib/published/reference.ts';
 import { panelCurves } from '../../../src/lib/suite/curves.ts';
 import { parseRun } from '../../../src/lib/suite/schema.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isBaselineAlgorithm, ALGORITHM_IDS } from '../../../src/lib/models/registry.ts';
+import { isBaselineAlgorithm, algorithmIds } from '../../../src/lib/models/catalogue.ts';
 import { expandPlan } from '../../../src/lib/suite/plan.ts';
 import {
   classroomPlan, customPlan, planSize, presetPlan, tabularStatisticalPlan, validatePlan,
@@ -21,7 +21,7 @@ describe('presets', () => {
   it('tabular-statistical is the paper statistical grid (PROTOCOL.md §9: 3 780 cells, 3 330 fits)', () => {
     const plan = tabularStatisticalPlan();
     expect(planSize(plan, isBaselineAlgorithm)).toEqual({ cells: 3780, fits: 3330 });
-    expect([...plan.algorithms].sort()).toEqual([...ALGORITHM_IDS].sort());
+    expect([...plan.algorithms].sort()).toEqual(algorithmIds().sort());
     expect(plan.seeds).toEqual([0, 1, 2, 3, 4]);
   });
 

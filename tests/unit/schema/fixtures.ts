@@ -1,7 +1,7 @@
-/** A valid rsb-cell/1 and rsb-run/1, built fresh for every test (tests mutate them). */
+/** A valid rsb-cell/2 and rsb-run/2, built fresh for every test (tests mutate them). */
 export function validCell(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    schema: 'rsb-cell/1',
+    schema: 'rsb-cell/2',
     protocol: {
       mode: 'rsb',
       version: '1.0.0',
@@ -23,7 +23,7 @@ export function validCell(overrides: Record<string, unknown> = {}): Record<strin
     t: 0.6,
     t_index: 3,
     seed: 2,
-    algorithm: { name: 'lp', family: 'statistical', hyper: { gamma: 1, maxIter: 10000, kernel: 'rbf', tol: 0.001 }, init_seed: null },
+    algorithm: { name: 'lp', family: 'statistical', hyper: { gamma: 1, maxIter: 10000, kernel: 'rbf', tol: 0.001 }, options: { gamma: 1, maxIter: 10000, tol: 0.001 }, init_seed: null },
     split: {
       n_labeled: 15,
       labeled_per_class: [5, 5, 5],
@@ -50,7 +50,7 @@ export function validCell(overrides: Record<string, unknown> = {}): Record<strin
 
 export function validRun(cells: unknown[] = [validCell()]): Record<string, unknown> {
   return {
-    schema: 'rsb-run/1',
+    schema: 'rsb-run/2',
     id: 'cli-2025-01-31T12:00:00.000Z',
     created_at: '2025-01-31T12:00:00.000Z',
     finished_at: '2025-01-31T12:05:00.000Z',

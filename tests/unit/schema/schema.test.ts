@@ -36,7 +36,7 @@ describe('valid records', () => {
 
   it('accepts the optional fields, failed and skipped cells, subsampling and a null split', () => {
     const cell = validCell({
-      algorithm: { name: 'tsvm', family: 'statistical', hyper: { Cl: 15, nested: { a: [1, 'x', null, true] } }, init_seed: null, tsvm_multiclass: 'ovr-reconstructed' },
+      algorithm: { name: 'tsvm', family: 'statistical', hyper: { Cl: 15, nested: { a: [1, 'x', null, true] } }, options: { Cl: 15, Cu: 0.0001 }, init_seed: null, tsvm_multiclass: 'ovr-reconstructed' },
       subsample: [{ pool: 'test', n_before: 60, n_after: 40, method: 'stratified-split', seed: 1000005 }],
       outcome: { status: 'ok', accuracy: 0.9, n_correct: 36, n_test: 40, n_nan_rows: 3, flattened_from_t0: true },
     });
@@ -99,7 +99,7 @@ describe('malformed cells are rejected with a path-bearing message', () => {
     ['missing field', (c) => setPath(c, 'timing', undefined), 'timing: required field is missing'],
     ['an object given as a list', (c) => setPath(c, 'outcome', []), 'outcome: expected an object, got a list of 0 items'],
     ['a nested object given as a list', (c) => setPath(c, 'protocol.options', [1]), 'protocol.options: expected an object, got a list of 1 item'],
-    ['schema version 2', (c) => setPath(c, 'schema', 'rsb-cell/2'), 'schema: unsupported schema version "rsb-cell/2"; this version of RAC Bench reads "rsb-cell/1"'],
+    ['schema version 3', (c) => setPath(c, 'schema', 'rsb-cell/3'), 'schema: unsupported schema version "rsb-cell/3"; this version of RAC Bench reads "rsb-cell/2" (and upgrades "rsb-cell/1")'],
     ['schema missing', (c) => setPath(c, 'schema', undefined), 'schema: required field is missing'],
     ['protocol mode', (c) => setPath(c, 'protocol.mode', 'paper'), 'protocol.mode: expected one of "rsb", "readme", got "paper"'],
     ['protocol version', (c) => setPath(c, 'protocol.version', 'latest'), 'protocol.version: expected a version like "1.0.0", got "latest"'],
@@ -167,12 +167,12 @@ describe('malformed runs', () => {
   });
 
   it('rejects other schema versions, at the run and at a cell', () => {
-    expect(runError({ ...validRun(), schema: 'rsb-run/2' })).toBe('schema: unsupported schema version "rsb-run/2"; this version of RAC Bench reads "rsb-run/1"');
-    expect(runError(validRun([validCell({ schema: 'rsb-cell/0' })]))).toMatch(/^cells\[0\]\.schema: expected the schema version "rsb-cell\/1"/);
+    expect(runError({ ...validRun(), schema: 'rsb-run/3' })).toBe('schema: unsupported schema version "rsb-run/3"; this version of RAC Bench reads "rsb-run/2" (and upgrades "rsb-run/1")');
+    expect(runError(validRun([validCell({ schema: 'rsb-cell/0' })]))).toMatch(/^cells\[0\]\.schema: expected the schema version "rsb-cell\/2"/);
   });
 
   it('rejects a cell record passed as a run', () => {
-    expect(runError(validCell())).toBe('schema: unsupported schema version "rsb-cell/1"; this version of RAC Bench reads "rsb-run/1"');
+    expect(runError(validCell())).toBe('schema: unsupported schema version "rsb-cell/2"; this version of RAC Bench reads "rsb-run/2" (and upgrades "rsb-run/1")');
   });
 
   it('rejects duplicate cells and cells whose mode or quirks differ from the plan', () => {

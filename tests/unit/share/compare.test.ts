@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../../src/lib/share/compare.ts';
-import { isBaselineAlgorithm } from '../../../src/lib/models/registry.ts';
+import { isBaselineAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import { parseRun, type RunRecord } from '../../../src/lib/suite/schema.ts';
 
 const run = parseRun(JSON.parse(readFileSync('tests/fixtures/runs/classroom.json', 'utf8')));

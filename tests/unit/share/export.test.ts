@@ -56,11 +56,11 @@ describe('JSON export and import', () => {
     expect(runFileName({ id: '../../etc/passwd<x>' }, 'csv')).toBe('rac-bench-etc-passwd-x-.csv');
   });
   it('says when a file is not JSON', () => {
-    expect(importError('id,acc\n1,2')).toMatch(/^"x\.json" is not JSON \(.*\)\. Expected a run exported from RAC Bench \("rsb-run\/1"\)\.$/);
+    expect(importError('id,acc\n1,2')).toMatch(/^"x\.json" is not JSON \(.*\)\. Expected a run exported from RAC Bench \("rsb-run\/2"\)\.$/);
   });
   it('says when the schema version is wrong or missing', () => {
-    expect(importError(JSON.stringify({ ...small, schema: 'rsb-run/2' }))).toBe(
-      '"x.json" is not a RAC Bench run of a version this page reads: schema: unsupported schema version "rsb-run/2"; this version of RAC Bench reads "rsb-run/1".',
+    expect(importError(JSON.stringify({ ...small, schema: 'rsb-run/3' }))).toBe(
+      '"x.json" is not a RAC Bench run of a version this page reads: schema: unsupported schema version "rsb-run/3"; this version of RAC Bench reads "rsb-run/2" (and upgrades "rsb-run/1").',
     );
     const { schema: _, ...noSchema } = small;
     expect(importError(JSON.stringify(noSchema))).toMatch(/not a RAC Bench run of a version this page reads: schema: required field is missing/);

@@ -8,7 +8,7 @@ import {
   decodeRunLink, encodeRunLink, LinkError, MAX_LINK_PAYLOAD, MAX_UNPACKED_BYTES,
 } from '../../../src/lib/share/permalink.ts';
 import { parseRun, type RunRecord } from '../../../src/lib/suite/schema.ts';
-import { formatHash, planToFields } from '../../../src/state/url.ts';
+import { formatHash, planToFields } from '../../../src/lib/share/urlState.ts';
 
 const load = (name: string): RunRecord => parseRun(JSON.parse(readFileSync(`tests/fixtures/runs/${name}`, 'utf8')));
 const classroom = load('classroom.json');

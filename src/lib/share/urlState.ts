@@ -10,17 +10,21 @@
  *   preset ds set labels alg        the run plan: preset id, datasets, settings, labels tags,
  *   seeds t mode quirks             algorithms, seeds ("0-2"), t values ("all" | "0,0.2"),
  *   take0 t0 scaler ssgmm           protocol mode and quirks, the four protocol options
+ *   opt                             model options that differ from the catalogue's defaults
+ *                                   ("lp.gamma:5,xgb.maxDepth:3"; the CLI's --option lp.gamma=5)
  *   form pt hide explain sort       the results view (metric form, EA's P_T, hidden algorithms,
  *                                   explain overlays, table sort)       results/compare pages only
  *   run                             a run from this browser's history   results page only
  *   r                               the results themselves (`1.<payload>`, lib/share/permalink.ts)
  */
-import { parseBackendPref, type BackendPref } from '../lib/env/device.ts';
-import { EXPLAIN_KEYS, parseViewState, SORT_COLUMNS, type ExplainKey, type MetricForm, type ResultsViewState } from '../lib/charts/viewState.ts';
-import { validatePT, type PT } from '../lib/metrics/index.ts';
-import { defaultPlanOptions, type PlanOptions, type RunPlanSpec } from '../lib/suite/plan.ts';
-import { formatIntegerList, parseLabels, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
-import { SETTINGS, T_GRID, type ProtocolMode, type Quirks, type Setting } from '../lib/types.ts';
+import { parseBackendPref, type BackendPref } from '../env/device.ts';
+import { EXPLAIN_KEYS, parseViewState, SORT_COLUMNS, type ExplainKey, type MetricForm, type ResultsViewState } from '../charts/viewState.ts';
+import { validatePT, type PT } from '../metrics/index.ts';
+import { defaultPlanOptions, type PlanOptions, type RunPlanSpec } from '../suite/plan.ts';
+import { parseOptionAssignment } from '../models/catalogue.ts';
+import { applyOptionAssignments, formatModelOptions } from '../suite/modelOptions.ts';
+import { formatIntegerList, parseLabels, parseSeeds, parseSettings, parseTIndices } from '../suite/selectors.ts';
+import { SETTINGS, T_GRID, type ProtocolMode, type Quirks, type Setting } from '../types.ts';
 
 export const URL_VERSION = 1;
 
@@ -52,6 +56,8 @@ export interface UrlFields {
   t0ds: string[];
   /** PROTOCOL.md §3.5 model-stream offset; 'default' = the mode's. */
   offset: NonNullable<PlanOptions['modelStreamOffset']> | 'default';
+  /** Model options as `algorithm.option=value` items (see suite/modelOptions.ts). */
+  opt: string[];
   form: MetricForm;
   pt: PT;
   hide: string[];
@@ -156,6 +162,17 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
     },
   },
   offset: oneOf(['default', 'none', 'paper'] as const, 'default'),
+  opt: {
+    default: [],
+    // In the hash an item is `lp.gamma:5` (`=` would be escaped); `lp.gamma=5` is read too.
+    decode: (raw) => {
+      const xs = raw.split(',').filter((s) => s !== '').map((s) => s.replace(/^([^=:]*):/, '$1='));
+      if (xs.length > MAX_LIST) throw new Error(`expected at most ${MAX_LIST} options`);
+      for (const x of xs) parseOptionAssignment(x); // throws a ParamError that names the problem
+      return xs;
+    },
+    encode: (xs) => xs.map((x) => x.replace('=', ':')).join(','),
+  },
   form: { ...oneOf(['integral', 'code'] as const, 'integral'), pages: VIEW_PAGES },
   pt: { default: { kind: 'uniform' }, decode: decodePT, encode: encodePT, pages: VIEW_PAGES },
   hide: idList(VIEW_PAGES),
@@ -312,6 +329,7 @@ export function planToFields(plan: Omit<RunPlanSpec, 'preset'> & { preset: strin
     take0: plan.options.takeZero, t0: plan.options.t0Stream, scaler: plan.options.scaler === modeScaler ? 'default' : plan.options.scaler, ssgmm: plan.options.ssgmmSupport === defaultPlanOptions(plan.mode).ssgmmSupport ? 'default' : plan.options.ssgmmSupport,
     t0ds: Object.entries(plan.options.t0StreamByDataset ?? {}).map(([id, stream]) => `${id}:${stream}`),
     offset: (plan.options.modelStreamOffset ?? 'none') === defaultPlanOptions(plan.mode).modelStreamOffset ? 'default' : (plan.options.modelStreamOffset ?? 'none'),
+    opt: formatModelOptions(plan.modelOptions),
   };
 }
 
@@ -321,7 +339,7 @@ export function planToFields(plan: Omit<RunPlanSpec, 'preset'> & { preset: strin
  */
 export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
   if (!f.ds?.length && !f.alg?.length && !f.preset) return null;
-  return {
+  const plan: RunPlanSpec = {
     preset: f.preset || 'custom', datasets: f.ds ?? [], settings: f.set ?? [], labels: f.labels ?? [], algorithms: f.alg ?? [],
     seeds: f.seeds ?? [], tIndices: f.t ?? [], mode: f.mode ?? 'rsb', quirks: f.quirks ?? 'rsb',
     options: {
@@ -333,6 +351,7 @@ export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
         : {}),
     },
   };
+  return f.opt?.length ? { ...plan, ...applyOptionAssignments(plan, f.opt, { strict: false }) } : plan;
 }
 
 export function viewToFields(view: ResultsViewState): Partial<UrlFields> {

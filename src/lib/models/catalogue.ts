@@ -1,0 +1,380 @@
+/**
+ * THE algorithm catalogue: the one source of truth for every algorithm the benchmark knows. Presets,
+ * the planner, the selector groups of the CLI and URL, model options (URL, CLI, record), the record
+ * extras, the chart palette and labels, the cost model and the contract tests all read it.
+ *
+ * Adding an algorithm = its estimator file + one entry in CATALOGUE (+ its own parity test).
+ * Entries load their estimator lazily, so a page or worker only pulls in the code it runs; this
+ * module itself imports no estimator code (and nothing from suite/), so the page can read it freely.
+ */
+import type { ProtocolMode } from '../types.ts';
+import type { Estimator, FitInfo } from './estimator.ts';
+import { integerIn, interval, oneOf, ParamError, validateParams, type Constraint } from './params.ts';
+
+export type AlgorithmFamily = 'statistical' | 'deep' | 'baseline';
+export type OptionValue = string | number | boolean;
+export type ModelOptions = Readonly<Record<string, OptionValue>>;
+
+/** One model option: its schema, its default per protocol mode and one line of documentation. */
+export interface OptionSpec {
+  constraint: Constraint;
+  default: Readonly<Record<ProtocolMode, OptionValue>>;
+  doc: string;
+  /**
+   * Set when the option is stored as a protocol option (PROTOCOL.md §10 `protocol.options`) rather
+   * than in the plan's model options: its value then comes from `plan.options[protocolOption]`.
+   */
+  protocolOption?: string;
+}
+
+/** The shape of one cell, for cost estimates. `graph` = rows in a graph/kernel (L ∪ U). */
+export interface CellShape {
+  labeled: number;
+  unlabeled: number;
+  test: number;
+  graph: number;
+  d: number;
+  k: number;
+  /** Optimiser steps (deep family); 0 for the rest. */
+  steps: number;
+}
+
+export interface CreateContext {
+  mode: ProtocolMode;
+  /** Every option of the entry, resolved (defaults of the mode, then the plan's values). */
+  options: ModelOptions;
+}
+
+export interface AlgorithmSpec {
+  /** Short lower-case id: cell keys, URLs, CLI, records (e.g. 'lp'). */
+  id: string;
+  /** Full name (planner tooltips, docs). */
+  title: string;
+  /** Display name in charts and tables. */
+  label: string;
+  family: AlgorithmFamily;
+  /** The family's preset it belongs to (baselines: the family they anchor). */
+  suite: 'statistical' | 'deep';
+  /** Preset id → position of the algorithm in that preset's list. */
+  presets: Readonly<Record<string, number>>;
+  /** Cheap enough for the classroom and the `fast` selector group. */
+  fast: boolean;
+  /** Chart colour (#rrggbb, ≥ 3:1 against both themes; distinct from every other entry). */
+  color: string;
+  options: Readonly<Record<string, OptionSpec>>;
+  /** Extra fields of the record's `algorithm` section, taken from the fit's info(). */
+  recordExtras?: (info: FitInfo) => Record<string, string | boolean>;
+  /** Relative cost of one fit + predict, in seconds on a mid-range laptop (rough; for ETA and ordering). */
+  cost(shape: CellShape): number;
+  create(ctx: CreateContext): Promise<Estimator>;
+}
+
+const xgbCost = (rows: number, s: CellShape, rounds = 100) => 2e-8 * rounds * Math.max(1, s.k === 2 ? 1 : s.k) * rows * Math.max(1, Math.log2(rows + 1)) * s.d + 1e-4 * s.test;
+const graphCost = (s: CellShape) => 3e-9 * s.graph * s.graph * (s.d + 40 * s.k) + 1e-8 * s.test * s.graph * s.d;
+
+const same = (v: OptionValue) => ({ rsb: v, readme: v });
+
+const STATISTICAL: AlgorithmSpec[] = [
+  {
+    id: 'xgb',
+    title: 'XGBoost (supervised baseline)',
+    label: 'XGBoost',
+    family: 'baseline',
+    suite: 'statistical',
+    presets: { classroom: 0, 'tabular-statistical': 0 },
+    fast: true,
+    color: '#7a7f8c',
+    options: {
+      nEstimators: { constraint: integerIn(1, 10_000), default: same(100), doc: 'Boosting rounds (xgboost n_estimators).' },
+      maxDepth: { constraint: integerIn(1, 16), default: same(6), doc: 'Maximum tree depth (max_depth).' },
+      learningRate: { constraint: interval(0, 1, 'right'), default: same(0.3), doc: 'Shrinkage η (learning_rate).' },
+    },
+    cost: (s) => xgbCost(s.labeled, s),
+    async create({ options }) {
+      const { GBDTClassifier } = await import('./statistical/gbdt.ts');
+      return new GBDTClassifier(options);
+    },
+  },
+  {
+    id: 'ssgmm',
+    title: 'Semi-supervised Gaussian mixture model (SSGMM)',
+    label: 'Semi-supervised GMM',
+    family: 'statistical',
+    suite: 'statistical',
+    presets: { classroom: 3, 'tabular-statistical': 1 },
+    fast: true,
+    color: '#2a9257',
+    options: {
+      tol: { constraint: interval(0, undefined, 'left'), default: same(1e-5), doc: 'Stop when every |Δα_c/α_c| ≤ tol.' },
+      maxIter: { constraint: integerIn(1), default: same(300), doc: 'Maximum EM iterations.' },
+      support: {
+        constraint: oneOf('zero', 'ignore'),
+        default: same('zero'),
+        doc: "Density off a singular covariance's support: 'zero' (scipy ≥ 1.10) or 'ignore' (scipy ≤ 1.9).",
+        protocolOption: 'ssgmmSupport',
+      },
+    },
+    recordExtras: (info): Record<string, string> => (info.ssgmmSupport ? { ssgmmSupport: String(info.ssgmmSupport) } : {}),
+    cost: (s) => 4e-8 * 60 * (s.unlabeled + s.labeled) * s.k * s.d * s.d + 1e-6 * s.k * s.d ** 3,
+    async create({ options: { support, ...rest } }) {
+      const { SSGMM } = await import('./statistical/ssgmm.ts');
+      return new SSGMM({ ...rest, ssgmmSupport: support as 'zero' | 'ignore' });
+    },
+  },
+  {
+    id: 'tsvm',
+    title: 'Transductive support vector machine (TSVM)',
+    label: 'Transductive SVM',
+    family: 'statistical',
+    suite: 'statistical',
+    presets: { 'tabular-statistical': 2 },
+    fast: false,
+    color: '#c8416b',
+    options: {
+      Cl: { constraint: interval(0, undefined, 'neither'), default: same(15), doc: 'C for labeled rows.' },
+      Cu: { constraint: interval(0, undefined, 'neither'), default: same(1e-4), doc: 'Initial C for unlabeled rows (doubled each round up to Cl).' },
+    },
+    recordExtras: (info): Record<string, string> => (info.tsvm_multiclass ? { tsvm_multiclass: String(info.tsvm_multiclass) } : {}),
+    cost: (s) => 5e-9 * 18 * (s.k > 2 ? s.k : 1) * s.graph * s.graph * s.d,
+    async create({ options }) {
+      const { TSVM } = await import('./statistical/tsvm.ts');
+      return new TSVM(options);
+    },
+  },
+  {
+    id: 'lp',
+    title: 'Label Propagation',
+    label: 'Label Propagation',
+    family: 'statistical',
+    suite: 'statistical',
+    presets: { classroom: 1, 'tabular-statistical': 3 },
+    fast: true,
+    color: '#3b6fd4',
+    options: {
+      gamma: { constraint: interval(0, undefined, 'left'), default: { rsb: 1, readme: 20 }, doc: 'RBF width γ in exp(−γ‖x−x′‖²).' },
+      maxIter: { constraint: integerIn(1), default: { rsb: 10_000, readme: 1000 }, doc: 'Maximum iterations.' },
+      tol: { constraint: interval(0, undefined, 'left'), default: same(1e-3), doc: 'Stop when Σ|F − F_prev| < tol.' },
+    },
+    cost: graphCost,
+    async create({ options }) {
+      const { LabelPropagation } = await import('./statistical/labelPropagation.ts');
+      return new LabelPropagation(options);
+    },
+  },
+  {
+    id: 'ls',
+    title: 'Label Spreading',
+    label: 'Label Spreading',
+    family: 'statistical',
+    suite: 'statistical',
+    presets: { classroom: 2, 'tabular-statistical': 4 },
+    fast: true,
+    color: '#d9622b',
+    options: {
+      gamma: { constraint: interval(0, undefined, 'left'), default: { rsb: 1, readme: 20 }, doc: 'RBF width γ in exp(−γ‖x−x′‖²).' },
+      alpha: { constraint: interval(0, 1, 'neither'), default: same(0.2), doc: 'Clamping factor: the share of F taken from neighbours.' },
+      maxIter: { constraint: integerIn(1), default: { rsb: 10_000, readme: 30 }, doc: 'Maximum iterations.' },
+      tol: { constraint: interval(0, undefined, 'left'), default: same(1e-3), doc: 'Stop when Σ|F − F_prev| < tol.' },
+    },
+    cost: graphCost,
+    async create({ options }) {
+      const { LabelSpreading } = await import('./statistical/labelSpreading.ts');
+      return new LabelSpreading(options);
+    },
+  },
+  {
+    id: 'tritraining',
+    title: 'Tri-Training',
+    label: 'Tri-Training',
+    family: 'statistical',
+    suite: 'statistical',
+    presets: { 'tabular-statistical': 5 },
+    fast: false,
+    color: '#8a5cd0',
+    options: {
+      maxIter: { constraint: integerIn(1), default: same(1000), doc: 'Safety cap on passes (the rule stops by itself).' },
+    },
+    recordExtras: (info): Record<string, boolean> => (info.tt_restart ? { tt_restart: true } : {}),
+    cost: (s) => 3 * 4 * xgbCost(s.labeled + s.unlabeled / 2, s),
+    async create({ options }) {
+      const { TriTraining } = await import('./statistical/triTraining.ts');
+      return new TriTraining(options);
+    },
+  },
+  {
+    id: 'assemble',
+    title: 'Assemble (adaptive semi-supervised ensemble)',
+    label: 'Assemble',
+    family: 'statistical',
+    suite: 'statistical',
+    presets: { 'tabular-statistical': 6 },
+    fast: false,
+    color: '#16919f',
+    options: {
+      T: { constraint: integerIn(1, 10_000), default: same(30), doc: 'Maximum number of base learners.' },
+      alpha: { constraint: interval(0, undefined, 'left'), default: same(1), doc: 'Scale of the margin in the resampling weights.' },
+      beta: { constraint: interval(0, 1, 'both'), default: same(0.9), doc: 'Share of the initial weight on L.' },
+      nNeighbors: { constraint: integerIn(1), default: same(3), doc: 'Neighbours of the initial pseudo-labels.' },
+    },
+    cost: (s) => 15 * xgbCost(s.labeled + s.unlabeled, s) + 1e-8 * s.unlabeled * s.labeled * s.d,
+    async create({ options }) {
+      const { Assemble } = await import('./statistical/assemble.ts');
+      return new Assemble(options);
+    },
+  },
+];
+
+/** The catalogue, in canonical order (planner rows, `all`, custom plans). */
+const entries: AlgorithmSpec[] = [...STATISTICAL];
+
+export const CATALOGUE: readonly AlgorithmSpec[] = entries;
+
+export function algorithmIds(): string[] {
+  return entries.map((a) => a.id);
+}
+
+export function findAlgorithm(id: string): AlgorithmSpec | undefined {
+  return entries.find((a) => a.id === id);
+}
+
+export function getAlgorithm(id: string): AlgorithmSpec {
+  const a = findAlgorithm(id);
+  if (!a) throw new Error(`Unknown algorithm "${id}". Known algorithms: ${algorithmIds().join(', ')}.`);
+  return a;
+}
+
+export function isBaselineAlgorithm(id: string): boolean {
+  return findAlgorithm(id)?.family === 'baseline';
+}
+
+/**
+ * Selector groups of the CLI and URL (`--algorithms statistical`): `statistical` and `deep` are the
+ * families' presets (baselines included), `fast` the cheap ones, `baselines` the supervised anchors.
+ * A group may be empty (e.g. `deep` before the deep family lands); it is still a known name.
+ */
+export function algorithmGroups(): Record<string, string[]> {
+  return {
+    statistical: entries.filter((a) => a.suite === 'statistical').map((a) => a.id),
+    deep: entries.filter((a) => a.suite === 'deep').map((a) => a.id),
+    fast: entries.filter((a) => a.fast).map((a) => a.id),
+    baselines: entries.filter((a) => a.family === 'baseline').map((a) => a.id),
+  };
+}
+
+/** The algorithms of a preset, in the preset's order. */
+export function presetAlgorithms(preset: string): string[] {
+  return entries
+    .filter((a) => a.presets[preset] !== undefined)
+    .sort((a, b) => a.presets[preset] - b.presets[preset])
+    .map((a) => a.id);
+}
+
+/** Ids in catalogue order, then unknown ids (kept, sorted: validatePlan names them) — never dropped. */
+export function orderAlgorithms(ids: readonly string[]): string[] {
+  const known = algorithmIds();
+  const set = new Set(ids);
+  return [...known.filter((id) => set.has(id)), ...[...set].filter((id) => !known.includes(id)).sort()];
+}
+
+/** Display name for charts and tables; unknown ids (imported runs) are shown as they are. */
+export function algorithmLabel(id: string): string {
+  return findAlgorithm(id)?.label ?? id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model options
+
+/** The default options of an entry under a mode (protocol-bound options included). */
+export function defaultModelOptions(spec: AlgorithmSpec, mode: ProtocolMode): Record<string, OptionValue> {
+  return Object.fromEntries(Object.entries(spec.options).map(([k, o]) => [k, o.default[mode]]));
+}
+
+/**
+ * Every option of `spec`, resolved: the mode's defaults, then protocol-bound values from
+ * `protocolOptions`, then `given` (the plan's values). Unknown keys and bad values throw ParamError.
+ */
+export function resolveModelOptions(
+  spec: AlgorithmSpec,
+  mode: ProtocolMode,
+  given: ModelOptions | undefined,
+  protocolOptions: object = {},
+): Record<string, OptionValue> {
+  const out = defaultModelOptions(spec, mode);
+  for (const [key, o] of Object.entries(spec.options)) {
+    const bound = o.protocolOption ? (protocolOptions as Record<string, unknown>)[o.protocolOption] : undefined;
+    if (bound !== undefined) out[key] = bound as OptionValue;
+  }
+  if (given) {
+    checkModelOptions(spec, given);
+    Object.assign(out, given);
+  }
+  return out;
+}
+
+/** ParamError for an unknown option or a value outside its schema (sklearn-style message). */
+export function checkModelOptions(spec: AlgorithmSpec, given: ModelOptions): void {
+  const table = Object.fromEntries(Object.entries(spec.options).map(([k, o]) => [k, o.constraint]));
+  for (const key of Object.keys(given)) {
+    if (!table[key]) {
+      const known = Object.keys(table);
+      throw new ParamError(
+        `'${key}' is not an option of ${spec.id}. ${known.length ? `Options: ${known.join(', ')}.` : `${spec.id} has no options.`}`,
+      );
+    }
+  }
+  validateParams(spec.id, table, given);
+}
+
+/** Options that differ from the mode's defaults, as `{ '<id>.<option>': value }` (for protocol.overrides). */
+export function optionOverrides(spec: AlgorithmSpec, mode: ProtocolMode, resolved: ModelOptions): Record<string, OptionValue> {
+  const defaults = defaultModelOptions(spec, mode);
+  const out: Record<string, OptionValue> = {};
+  for (const [k, v] of Object.entries(resolved)) {
+    if (spec.options[k]?.protocolOption) continue; // recorded with the protocol options
+    if (defaults[k] !== v) out[`${spec.id}.${k}`] = v;
+  }
+  return out;
+}
+
+/**
+ * Parses `id.option=value` (the CLI's `--option` and the URL's `opt` items): numbers and booleans are
+ * typed by the option's schema. Returns the algorithm id, the option and the typed value.
+ */
+export function parseOptionAssignment(text: string): { algorithm: string; option: string; value: OptionValue } {
+  const m = /^([A-Za-z0-9][A-Za-z0-9_.:+-]*?)\.([A-Za-z][A-Za-z0-9_]*)=(.*)$/.exec(text.trim());
+  if (!m) throw new ParamError(`Model option "${text}" must look like algorithm.option=value (e.g. lp.gamma=5).`);
+  const [, algorithm, option, raw] = m;
+  const spec = findAlgorithm(algorithm);
+  if (!spec) throw new ParamError(`Model option "${text}": unknown algorithm "${algorithm}". Known algorithms: ${algorithmIds().join(', ')}.`);
+  const o = spec.options[option];
+  if (!o) checkModelOptions(spec, { [option]: raw });
+  const value = typedValue(o!.constraint, raw);
+  checkModelOptions(spec, { [option]: value });
+  return { algorithm, option, value };
+}
+
+function typedValue(c: Constraint, raw: string): OptionValue {
+  if (c.kind === 'interval') return raw.trim() === '' ? NaN : Number(raw);
+  if (c.kind === 'oneOf') {
+    const hit = c.values.find((v) => String(v) === raw);
+    return hit ?? raw;
+  }
+  return raw;
+}
+
+/** Formats one option back into `id.option=value`. */
+export function formatOptionAssignment(algorithm: string, option: string, value: OptionValue): string {
+  return `${algorithm}.${option}=${String(value)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test-only registration (the dummy-algorithm test): add an entry, get a function that removes it.
+
+export function registerAlgorithmForTest(spec: AlgorithmSpec): () => void {
+  if (findAlgorithm(spec.id)) throw new Error(`registerAlgorithmForTest: "${spec.id}" is already registered.`);
+  entries.push(spec);
+  return () => {
+    const i = entries.indexOf(spec);
+    if (i >= 0) entries.splice(i, 1);
+  };
+}
