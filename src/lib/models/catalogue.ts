@@ -193,12 +193,13 @@ const STATISTICAL: AlgorithmSpec[] = [
     color: '#8a5cd0',
     options: {
       maxIter: { constraint: integerIn(1), default: same(1000), doc: 'Safety cap on passes (the rule stops by itself).' },
+      nEstimators: { constraint: integerIn(1, 10_000), default: same(100), doc: "Boosting rounds of the XGBoost learner(s)." },
     },
     recordExtras: (info): Record<string, boolean> => (info.tt_restart ? { tt_restart: true } : {}),
     cost: (s) => 3 * 4 * xgbCost(s.labeled + s.unlabeled / 2, s),
-    async create({ options }) {
+    async create({ options: { nEstimators, ...rest } }) {
       const { TriTraining } = await import('./statistical/triTraining.ts');
-      return new TriTraining(options);
+      return new TriTraining({ ...rest, base: { nEstimators: nEstimators as number } });
     },
   },
   {

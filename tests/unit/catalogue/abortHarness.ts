@@ -1,0 +1,51 @@
+/**
+ * One long fit per catalogue entry, for the abort contract (abort.test.ts): blobs large enough and
+ * options set so that every fit runs for seconds (tol 0, many rounds), started through the same
+ * FitContext runCell builds (clock-throttled ticks).
+ */
+import { defaultModelOptions, getAlgorithm, type ModelOptions } from '../../../src/lib/models/catalogue.ts';
+import { createFitContext } from '../../../src/lib/models/fitContext.ts';
+import { MT19937 } from '../../../src/lib/protocol/rng.ts';
+import type { Matrix } from '../../../src/lib/types.ts';
+
+/** Options that make a fit long (stop rules off); any entry not listed runs with its defaults. */
+export const LONG_FIT_OPTIONS: Readonly<Record<string, ModelOptions>> = {
+  xgb: { nEstimators: 10_000 },
+  ssgmm: { tol: 0, maxIter: 1_000_000 },
+  lp: { tol: 0, maxIter: 1_000_000 },
+  ls: { tol: 0, maxIter: 1_000_000 },
+  tritraining: { nEstimators: 10_000 },
+  assemble: { T: 10_000 },
+};
+
+function blobs(n: number, k: number, d: number, seed: number): { X: Matrix; y: Int32Array } {
+  const r = new MT19937(seed);
+  const X = new Float32Array(n * d);
+  const y = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    y[i] = i % k;
+    for (let j = 0; j < d; j++) X[i * d + j] = (j === y[i] % d ? 1.5 : 0) + r.normal();
+  }
+  return { X: { data: X, rows: n, cols: d }, y };
+}
+
+const L = blobs(200, 4, 6, 1);
+const U = blobs(300, 4, 6, 2);
+
+/**
+ * Creates the estimator of `id` (loading its module, which is not part of the fit) and returns
+ * `run`, which starts the long fit: it resolves 'finished' or rejects with the fit's error.
+ */
+export async function prepareLongFit(id: string): Promise<(signal: AbortSignal) => Promise<'finished'>> {
+  const spec = getAlgorithm(id);
+  const options = { ...defaultModelOptions(spec, 'rsb'), ...(LONG_FIT_OPTIONS[id] ?? {}) };
+  const model = await spec.create({ mode: 'rsb', options });
+  return async (signal) => {
+    try {
+      await model.fit(L.X, L.y, U.X, 4, createFitContext({ seed: 0, signal, now: () => performance.now() }));
+      return 'finished';
+    } finally {
+      model.dispose();
+    }
+  };
+}
