@@ -55,8 +55,8 @@ describe('catalogue', () => {
       tritraining: { rsb: new TriTraining(), readme: new TriTraining() },
       assemble: { rsb: new Assemble(), readme: new Assemble() },
     };
-    expect(Object.keys(before).sort()).toEqual(CATALOGUE.map((a) => a.id).sort());
-    for (const a of CATALOGUE) {
+    // The seven statistical entries (later entries have no "before").
+    for (const a of CATALOGUE.filter((x) => x.id in before)) {
       for (const mode of ['rsb', 'readme'] as const) {
         const options = resolveModelOptions(a, mode, undefined, { ssgmmSupport: 'zero' });
         const m = await a.create({ mode, options });
