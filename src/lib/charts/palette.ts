@@ -3,11 +3,12 @@
  * same colour in every panel, run and export. Mid-tone colours with at least 3:1 contrast against
  * both the light (#ffffff) and the dark (#171b23) surface (WCAG 1.4.11), checked by a test.
  */
-import { findAlgorithm } from '../models/catalogue.ts';
+import { CATALOGUE, findAlgorithm } from '../models/catalogue.ts';
 
 /**
- * The categorical scale for ids outside the catalogue (imported runs): a stable slot per id. The
- * catalogue's own colours (each entry's `color`) are checked by the same contrast test.
+ * Mid-tone colours that pass the contrast test: the catalogue's entries take theirs from here (each
+ * entry's `color`; a new entry picks one no other entry uses), and ids outside the catalogue
+ * (imported runs) get a stable slot among the ones no entry uses, so they never look like one.
  */
 export const PALETTE = [
   '#3b6fd4', // blue
@@ -18,21 +19,33 @@ export const PALETTE = [
   '#16919f', // teal
   '#a6761d', // ochre
   '#7a7f8c', // grey
+  '#b5479b', // magenta
+  '#6b8e23', // olive
+  '#9c6644', // brown
+  '#5a62c8', // indigo
+  '#1f86c2', // sky
+  '#58788f', // slate
+  '#d24040', // red
 ] as const;
 
 /** FNV-1a: a stable slot for ids outside the catalogue. */
-function hashSlot(id: string): number {
+function hashSlot(id: string, n: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
     h ^= id.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return (h >>> 0) % PALETTE.length;
+  return (h >>> 0) % n;
 }
 
-/** The colour of an algorithm id: the catalogue's, else a stable palette slot. */
+/** The colour of an algorithm id: the catalogue's, else a stable slot among the unused colours. */
 export function algorithmColor(id: string): string {
-  return findAlgorithm(id)?.color ?? PALETTE[hashSlot(id)];
+  const own = findAlgorithm(id)?.color;
+  if (own) return own;
+  const used = new Set(CATALOGUE.map((a) => a.color));
+  const free = PALETTE.filter((c) => !used.has(c));
+  const pool = free.length ? free : PALETTE;
+  return pool[hashSlot(id, pool.length)];
 }
 
 /** WCAG relative luminance of `#rrggbb`. */

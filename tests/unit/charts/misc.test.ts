@@ -15,6 +15,13 @@ describe('palette', () => {
     expect(algorithmColor('my-own')).toBe(algorithmColor('my-own'));
     expect(PALETTE).toContain(algorithmColor('__proto__'));
   });
+  it('never gives an id outside the catalogue the colour of an entry (lp and fixmatch differ)', () => {
+    const taken = new Set(['lp', 'ls', 'ssgmm', 'tsvm', 'tritraining', 'assemble', 'xgb'].map(algorithmColor));
+    for (const id of ['fixmatch', 'flexmatch', 'softmatch', 'uda', 'ict', 'pimodel', 'pseudolabel', 'ftt', 'my-own']) {
+      expect(taken.has(algorithmColor(id)), id).toBe(false);
+    }
+    expect(algorithmColor('fixmatch')).not.toBe(algorithmColor('lp'));
+  });
   it('computes WCAG contrast (black on white is 21)', () => {
     expect(contrast('#000000', '#ffffff')).toBeCloseTo(21, 10);
   });
