@@ -1,7 +1,7 @@
 /** P_T Beta shapes: refused outside the range the numerics are checked for; huge ones compute (issue 12, row 6). */
 import { describe, expect, it } from 'vitest';
 import { curveMetrics, PT_BETA_RANGE, validatePT } from '../../../src/lib/metrics/index.ts';
-import { readHash } from '../../../src/state/url.ts';
+import { readHash } from '../../../src/lib/share/urlState.ts';
 
 const A = [0.9, 0.85, 0.8, 0.7, 0.65, 0.6];
 
