@@ -194,11 +194,8 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
         const res = await propagateAffine({
           G, deg: spec.rowDivisor, n, nl, k, F, step: it, maxIter, tol,
           powerBudgetBytes: this.compute.fastPropagationBudgetBytes,
-          tick: async (step, what) => {
-            ctx.onProgress?.({ fraction: step / maxIter, message: `${this.className}: step ${step}, ${what}` });
-            await yieldToLoop();
-            throwIfAborted(ctx.signal);
-          },
+          // ctx.tick: abort check and a (clock-throttled) turn of the event loop.
+          tick: (step, what) => ctx.tick({ fraction: step / maxIter, message: `${this.className}: step ${step}, ${what}` }),
         });
         F = res.F;
         nIter = res.nIter;

@@ -305,7 +305,10 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
   let rate = 0;
   let lastNorm = -1;
   let lastStep = -1;
+  let turns = 0;
   for (;;) {
+    // Leaps, bisection and single steps alike: give an abort a chance every few turns.
+    if (tick && (++turns & 7) === 0) await tick(a, 'leaping');
     // Check at step a (a ≤ maxIter − 1 here), as the loop does at the top of iteration a.
     const norm = l1Unscaled(y, invRoot, m, k);
     if (norm < tol) return result(z, a, true);
