@@ -11,7 +11,7 @@
  *   npm run bench -- --compare bench-results/<older>.json
  * Options: --skip-browser, --skip-node, --skip-python, --workers N, --seeds 0-4, --algorithms lp,ls,xgb.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';

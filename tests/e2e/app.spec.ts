@@ -31,7 +31,7 @@ async function waitForBackend(page: Page, backend: string, timeout = 60_000) {
     const state = await page.evaluate(() => ({
       status: window.__rac?.backendStatus(), report: window.__rac?.backendReport(), check: window.__rac?.selfCheck(),
     }));
-    throw new Error(`waiting for backend ${backend}: ${(e as Error).message}\nstate: ${JSON.stringify(state)}`);
+    throw new Error(`waiting for backend ${backend}: ${(e as Error).message}\nstate: ${JSON.stringify(state)}`, { cause: e });
   }
 }
 

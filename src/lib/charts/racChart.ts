@@ -18,7 +18,7 @@ import * as d3 from 'd3';
 import type { PT } from '../metrics/index.ts';
 import type { CurveRecord } from '../suite/curves.ts';
 import { T_GRID } from '../types.ts';
-import { explainTarget, interpolate, ptSliceDensity, trendLine } from './explain.ts';
+import { explainTarget, ptSliceDensity, trendLine } from './explain.ts';
 import { algorithmColor, PALETTE } from './palette.ts';
 import { fixed3 } from './metricsTable.ts';
 import type { ExplainKey } from './viewState.ts';

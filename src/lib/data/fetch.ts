@@ -1,3 +1,5 @@
+/* eslint-disable no-restricted-properties -- the I/O edge of the core: download timings and cache
+   timestamps use the wall clock by default (callers may pass their own); no result depends on them. */
 /** Streamed download with progress and cut-off detection (page, worker and Node 20 all have fetch). */
 import { DatasetError, formatBytes, isAbortError } from './errors.ts';
 

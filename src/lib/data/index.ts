@@ -1,3 +1,5 @@
+/* eslint-disable no-restricted-properties -- the I/O edge of the core: download timings and cache
+   timestamps use the wall clock by default (callers may pass their own); no result depends on them. */
 /**
  * loadDataset: the one way to get a dataset, in the page, a worker or Node.
  * Embedded (iris, wine): the site's own CSV. Remote (letter, covertype): the IndexedDB cache when
@@ -168,7 +170,7 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
     if (!base) throw new Error(`loadDataset('${id}'): baseUrl is required outside a browser (the site's base URL).`);
     const url = new URL(info.embeddedPath ?? `data/${id}.csv`, base).href;
     phase('download', { source: url });
-    let t = now();
+    const t = now();
     const bytes = await fetchWithProgress(url, { signal: opts.signal, fetchImpl: opts.fetchImpl, datasetId: id,
       onProgress: (p) => phase('download', { source: url, ...p }) });
     timings.download = now() - t;

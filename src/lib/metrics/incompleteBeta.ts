@@ -1,3 +1,5 @@
+/* eslint-disable no-loss-of-precision -- series coefficients keep the digits of their published source;
+   float64 rounds them, which is the intended value. */
 /**
  * The regularised incomplete beta function I_x(a, b), our own implementation (no dependency):
  * a continued fraction evaluated with the modified Lentz method, on the side where it converges

@@ -202,6 +202,7 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
   run: {
     default: '',
     decode: (raw) => {
+      // eslint-disable-next-line no-control-regex -- refusing control characters is the point
       if (raw.length > 200 || /[\u0000-\u001f\u007f]/.test(raw)) throw new Error('expected a run id');
       return raw;
     },

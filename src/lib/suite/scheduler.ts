@@ -74,7 +74,6 @@ export class Scheduler {
   #failed = 0;
   #fitsDone = 0;
   #sessionCells = 0;
-  #sessionFits = 0;
   #startedAt: number | null = null;
   readonly #cost: (cell: CellSpec) => number;
   readonly #msPerUnit: number | null;
@@ -168,7 +167,6 @@ export class Scheduler {
   complete(key: string, failed = false): void {
     if (!this.#inFlight.delete(key)) throw new Error(`Scheduler.complete: cell "${key}" is not in flight.`);
     this.#fitsDone++;
-    this.#sessionFits++;
     const units = this.#fitCost.get(key) ?? 0;
     this.#costDone += units;
     this.#sessionCost += units;

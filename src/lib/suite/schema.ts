@@ -392,6 +392,7 @@ export const RunRecordSchema = v.pipe(
   v.strictObject(
     {
       schema: v.literal(RUN_SCHEMA, `expected the schema version "${RUN_SCHEMA}" (other versions are not supported)`),
+      // eslint-disable-next-line no-control-regex -- refusing control characters is the point
       id: v.pipe(text(MAX_NAME, 1), v.regex(/^[^\u0000-\u001f\u007f]*$/, 'expected an id without control characters')),
       created_at: isoTime(),
       finished_at: v.nullable(isoTime()),

@@ -73,6 +73,7 @@ describe('sharded runs from a scheduler, merged', () => {
       cli([...one, '--out', join(dir, 'wasm.json')]),
     ]);
     expect(gpu.code, gpu.stderr).toBe(0);
+    expect(wasm.code, wasm.stderr).toBe(0);
     expect(gpu.stderr).toMatch(/Backend webgpu on .*swiftshader.*\(software adapter: slow\)/i);
     const run = JSON.parse(readFileSync(join(dir, 'gpu.json'), 'utf8'));
     expect(run.env.backends).toEqual(['webgpu']);

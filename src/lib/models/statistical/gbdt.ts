@@ -19,7 +19,7 @@
 import type { Matrix } from '../../types.ts';
 import { BaseEstimator } from '../baseEstimator.ts';
 import { checkFitInputs, InputError, throwIfAborted, type FitContext, type LiveFitContext } from '../estimator.ts';
-import { integerIn, interval, validateParams, type ConstraintTable } from '../params.ts';
+import { integerIn, interval, type ConstraintTable } from '../params.ts';
 import { predictBoosterProba, trainBooster, trainBoosterAsync, type BoosterModel, type BoostParams } from './gbdtBooster.ts';
 
 /** Hyperparameters, xgboost's names in brackets (documented on BoostParams). */

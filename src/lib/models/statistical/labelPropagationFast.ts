@@ -214,7 +214,7 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
     root[i] = Math.sqrt(s * deg[nl + i]);
     invRoot[i] = 1 / root[i];
   }
-  let S = new Float64Array(m * m);
+  const S = new Float64Array(m * m);
   for (let i = 0; i < m; i++) {
     const gi = (nl + i) * n + nl;
     const wi = deg[nl + i];

@@ -13,12 +13,12 @@ import type { DeepMethod } from './types.ts';
 export interface SoftMatchParams { emaP: number; lambdaU: number; mu: number; threshold: number; temperature: number }
 export const SOFTMATCH_DEFAULTS: Readonly<SoftMatchParams> = Object.freeze({ emaP: 0.999, lambdaU: 1, mu: 7, threshold: 0.95, temperature: 0.5 });
 
-const NAMES = ['pLb', 'pUlb', 'muT', 'varT'] as const;
+type StateName = 'pLb' | 'pUlb' | 'muT' | 'varT';
 
 export function softMatch(p: Partial<SoftMatchParams> = {}): DeepMethod {
   const h = { ...SOFTMATCH_DEFAULTS, ...p };
-  const st = new Map<(typeof NAMES)[number], tf.Variable>();
-  const ema = (name: (typeof NAMES)[number], x: tf.Tensor) => {
+  const st = new Map<StateName, tf.Variable>();
+  const ema = (name: StateName, x: tf.Tensor) => {
     const v = st.get(name)!;
     v.assign(tf.add(tf.mul(v, h.emaP), tf.mul(x, 1 - h.emaP)));
     return v;
