@@ -6,7 +6,8 @@ module.exports = {
   forbidden: [
     {
       name: 'core-is-pure',
-      comment: 'src/lib is the pure core: it must not import UI state, components, pages, workers or the CLI.',
+      comment:
+        'src/lib is the pure core: it must not import UI state, components, pages, workers or the CLI.',
       severity: 'error',
       from: { path: '^src/lib/' },
       to: { path: '^(src/(state|ui|pages|cli)/|src/App\\.svelte|workers/)' },

@@ -8,8 +8,17 @@ import svelteConfig from './svelte.config.js';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', '.cache/', 'node_modules/', 'test-results/', 'playwright-report/',
-      'bench-results/', 'public/', 'tests/fixtures/', '**/*.py'],
+    ignores: [
+      'dist/',
+      '.cache/',
+      'node_modules/',
+      'test-results/',
+      'playwright-report/',
+      'bench-results/',
+      'public/',
+      'tests/fixtures/',
+      '**/*.py',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -18,9 +27,14 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser, ...globals.node, ...globals.worker } },
     rules: {
       // `_name` marks an intentionally unused argument (estimator contracts, callbacks).
-      '@typescript-eslint/no-unused-vars': ['error', {
-        argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_',
-      }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+        },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],
       eqeqeq: ['error', 'smart'],
@@ -33,17 +47,27 @@ export default tseslint.config(
     // The core is pure: no clock, no global randomness (seeded RNG only; PROTOCOL §3).
     files: ['src/lib/**/*.ts'],
     rules: {
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Math', property: 'random', message: 'Use the seeded RNG (src/lib/protocol/rng.ts).' },
         { object: 'Date', property: 'now', message: 'The core has no clock: take times from the caller.' },
-        { object: 'performance', property: 'now', message: 'The core has no clock: take times from the caller.' },
+        {
+          object: 'performance',
+          property: 'now',
+          message: 'The core has no clock: take times from the caller.',
+        },
       ],
     },
   },
   {
     files: ['**/*.svelte', '**/*.svelte.ts', '**/*.svelte.js'],
     languageOptions: {
-      parserOptions: { projectService: false, extraFileExtensions: ['.svelte'], parser: tseslint.parser, svelteConfig },
+      parserOptions: {
+        projectService: false,
+        extraFileExtensions: ['.svelte'],
+        parser: tseslint.parser,
+        svelteConfig,
+      },
     },
   },
 );

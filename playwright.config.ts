@@ -22,8 +22,14 @@ export default defineConfig({
       executablePath: CHROMIUM,
       // --enable-unsafe-webgpu gives SwiftShader's (fallback) WebGPU adapter on a CPU-only machine;
       // the rest keeps Chromium off a closed network.
-      args: ['--enable-unsafe-webgpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--enable-unsafe-webgpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     },
   },
   webServer: {

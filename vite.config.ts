@@ -11,7 +11,13 @@ function contentSecurityPolicy(): Plugin {
   return {
     name: 'rac-csp',
     apply: 'build',
-    transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP_META }, injectTo: 'head-prepend' }],
+    transformIndexHtml: () => [
+      {
+        tag: 'meta',
+        attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP_META },
+        injectTo: 'head-prepend',
+      },
+    ],
     generateBundle() {
       this.emitFile({ type: 'asset', fileName: '_headers', source: headersFile() });
     },

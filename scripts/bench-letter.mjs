@@ -33,31 +33,88 @@ const { values: opt } = parseArgs({
 
 const rows = [];
 const fmt = (ms) => (ms == null ? '–' : (ms / 1000).toFixed(1));
-console.log('setting       labels t  algo   n      ours s   sklearn s  sklearn/ours  acc ours  acc sklearn  n_iter ours/sklearn');
+console.log(
+  'setting       labels t  algo   n      ours s   sklearn s  sklearn/ours  acc ours  acc sklearn  n_iter ours/sklearn',
+);
 for (const setting of opt.settings.split(',')) {
   for (const labels of opt.labels.split(',').map(Number)) {
     for (const algo of opt.algorithms.split(',')) {
       const out = join(tmpdir(), `rac-bench-letter-${process.pid}.json`);
       const t0 = performance.now();
-      await run(process.execPath, [join(ROOT, 'bin/rac-bench.mjs'), 'run', '--dataset', 'letter', '--setting', setting, '--labels', String(labels),
-        '--algorithms', algo, '--seeds', opt.seed, '--t', opt.t, '--out', out, '--quiet', '--data-dir', opt['data-dir']], { cwd: ROOT, maxBuffer: 1 << 28 });
+      await run(
+        process.execPath,
+        [
+          join(ROOT, 'bin/rac-bench.mjs'),
+          'run',
+          '--dataset',
+          'letter',
+          '--setting',
+          setting,
+          '--labels',
+          String(labels),
+          '--algorithms',
+          algo,
+          '--seeds',
+          opt.seed,
+          '--t',
+          opt.t,
+          '--out',
+          out,
+          '--quiet',
+          '--data-dir',
+          opt['data-dir'],
+        ],
+        { cwd: ROOT, maxBuffer: 1 << 28 },
+      );
       const wallMs = performance.now() - t0;
       const cell = JSON.parse(readFileSync(out, 'utf8')).cells[0];
-      const ours = { ms: cell.timing.fit_ms + cell.timing.predict_ms, wallMs, accuracy: cell.outcome.accuracy, nIter: cell.timing.steps, status: cell.outcome.status,
-        n: cell.split.n_labeled + cell.split.n_unlabeled };
+      const ours = {
+        ms: cell.timing.fit_ms + cell.timing.predict_ms,
+        wallMs,
+        accuracy: cell.outcome.accuracy,
+        nIter: cell.timing.steps,
+        status: cell.outcome.status,
+        n: cell.split.n_labeled + cell.split.n_unlabeled,
+      };
       let py = null;
       if (!opt['skip-python'] && existsSync('/usr/bin/python3')) {
-        const { stdout } = await run('/usr/bin/python3', [join(ROOT, 'scripts/bench/python_letter.py'), setting, String(labels), opt.t, opt.seed, algo, opt['cap-s']],
-          { cwd: ROOT, maxBuffer: 1 << 26 });
+        const { stdout } = await run(
+          '/usr/bin/python3',
+          [
+            join(ROOT, 'scripts/bench/python_letter.py'),
+            setting,
+            String(labels),
+            opt.t,
+            opt.seed,
+            algo,
+            opt['cap-s'],
+          ],
+          { cwd: ROOT, maxBuffer: 1 << 26 },
+        );
         const r = JSON.parse(stdout.trim().split('\n').pop());
-        py = { ms: r.fit_ms + r.predict_ms, accuracy: r.accuracy, nIter: r.n_iter ?? null, capped: r.capped ?? false };
+        py = {
+          ms: r.fit_ms + r.predict_ms,
+          accuracy: r.accuracy,
+          nIter: r.n_iter ?? null,
+          capped: r.capped ?? false,
+        };
       }
-      const row = { setting, labels, t: Number(opt.t), seed: Number(opt.seed), algorithm: algo, ours, python: py, ratio: py ? py.ms / ours.ms : null };
+      const row = {
+        setting,
+        labels,
+        t: Number(opt.t),
+        seed: Number(opt.seed),
+        algorithm: algo,
+        ours,
+        python: py,
+        ratio: py ? py.ms / ours.ms : null,
+      };
       rows.push(row);
       const ratio = py ? `${py.capped ? '>' : ''}${row.ratio.toFixed(1)}×` : '–';
       console.log(
         `${setting.padEnd(13)} ${String(labels).padEnd(6)} ${opt.t.padEnd(2)} ${algo.padEnd(6)} ${String(ours.n).padEnd(6)} ${fmt(ours.ms).padStart(7)} ` +
-          `${(py?.capped ? '>' : '') + fmt(py?.ms)}`.padStart(11) + ` ${ratio.padStart(12)}  ${String(ours.accuracy?.toFixed(4)).padEnd(8)}  ` +
+          `${(py?.capped ? '>' : '') + fmt(py?.ms)}`.padStart(11) +
+          ` ${ratio.padStart(12)}  ${String(ours.accuracy?.toFixed(4)).padEnd(8)}  ` +
           `${String(py?.accuracy?.toFixed?.(4) ?? '–').padEnd(11)}  ${ours.nIter}/${py?.nIter ?? '–'}`,
       );
     }
@@ -65,5 +122,8 @@ for (const setting of opt.settings.split(',')) {
 }
 mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
 const file = join(ROOT, 'bench-results', `letter-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ format: 'rac-bench-bench-letter/1', node: process.version, rows }, null, 1));
+writeFileSync(
+  file,
+  JSON.stringify({ format: 'rac-bench-bench-letter/1', node: process.version, rows }, null, 1),
+);
 console.log(`\nwritten ${file}`);

@@ -27,10 +27,14 @@ import { parseArgs } from 'node:util';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin/rac-bench.mjs');
 const hook = join(root, 'scripts/drill/killHook.mjs');
-const { values: opt } = parseArgs({ options: {
-  kills: { type: 'string', default: '6' }, seed: { type: 'string', default: '1' },
-  browser: { type: 'string', default: '0' }, port: { type: 'string', default: '4173' },
-} });
+const { values: opt } = parseArgs({
+  options: {
+    kills: { type: 'string', default: '6' },
+    seed: { type: 'string', default: '1' },
+    browser: { type: 'string', default: '0' },
+    port: { type: 'string', default: '4173' },
+  },
+});
 const work = mkdtempSync(join(tmpdir(), 'rac-drill-'));
 
 /** A small seeded generator (mulberry32): the kill moments repeat for a seed. */
@@ -46,8 +50,34 @@ function rng(seed) {
 }
 const random = rng(Number(opt.seed));
 
-const PLAN = ['--dataset', 'iris', '--setting', 'all', '--labels', '5', '--algorithms', 'lp,ls,ssgmm', '--seeds', '0-4', '--t', 'all'];
-const SMALL = ['--dataset', 'wine', '--setting', 'distribution', '--labels', '5', '--algorithms', 'ls', '--seeds', '0-1', '--t', 'all'];
+const PLAN = [
+  '--dataset',
+  'iris',
+  '--setting',
+  'all',
+  '--labels',
+  '5',
+  '--algorithms',
+  'lp,ls,ssgmm',
+  '--seeds',
+  '0-4',
+  '--t',
+  'all',
+];
+const SMALL = [
+  '--dataset',
+  'wine',
+  '--setting',
+  'distribution',
+  '--labels',
+  '5',
+  '--algorithms',
+  'ls',
+  '--seeds',
+  '0-1',
+  '--t',
+  'all',
+];
 
 /**
  * Runs rac-bench. `killAtCells` sends SIGKILL `killDelayMs` after the CLI has reported that many
@@ -57,12 +87,17 @@ const SMALL = ['--dataset', 'wine', '--setting', 'distribution', '--labels', '5'
 function cli(args, { killAtCells = null, killDelayMs = 0, env = {} } = {}) {
   return new Promise((res) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let timer = null;
     child.stderr.on('data', (d) => {
       stderr += d;
-      if (killAtCells !== null && timer === null && cellsReported(stderr) >= killAtCells) timer = setTimeout(() => child.kill('SIGKILL'), killDelayMs);
+      if (killAtCells !== null && timer === null && cellsReported(stderr) >= killAtCells)
+        timer = setTimeout(() => child.kill('SIGKILL'), killDelayMs);
     });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
@@ -74,7 +109,8 @@ function cli(args, { killAtCells = null, killDelayMs = 0, env = {} } = {}) {
 /** Cells the CLI reported finished: "[d/N]" (one line per cell) or "[f/F fits, d/N cells]". */
 function cellsReported(stderr) {
   let done = 0;
-  for (const m of stderr.matchAll(/\[(?:\d+\/\d+ fits, )?(\d+)\/(\d+)(?: cells)?\]/g)) done = Math.max(done, Number(m[1]));
+  for (const m of stderr.matchAll(/\[(?:\d+\/\d+ fits, )?(\d+)\/(\d+)(?: cells)?\]/g))
+    done = Math.max(done, Number(m[1]));
   return done;
 }
 const resumedFrom = (stderr) => Number(/Resuming: (\d+) of \d+/.exec(stderr)?.[1] ?? 0);
@@ -91,7 +127,9 @@ function readRun(path) {
   }
 }
 const keyOf = (c) => `${c.dataset.id}|${c.setting}|${c.labels}|${c.algorithm.name}|${c.t_index}|${c.seed}`;
-const clean = (out) => { for (const f of [out, `${out}.journal`]) rmSync(f, { force: true }); };
+const clean = (out) => {
+  for (const f of [out, `${out}.journal`]) rmSync(f, { force: true });
+};
 
 const log = (s) => process.stdout.write(`${s}\n`);
 log(`RAC Bench reliability drill (seed ${opt.seed}, work folder ${work})`);
@@ -131,8 +169,10 @@ for (let i = 0; i < kills; i++) {
     if (from > 0) resumes++;
     lost += Math.max(0, before - from);
   }
-  log(`  kill ${i + 1}: ${delay} ms after cell ${target}, ${before} cells reported${k.signal === 'SIGKILL' ? '' : ' (finished before the kill)'}; ` +
-    `rerun resumed ${from}, wrote ${run === 'corrupt' ? 'a corrupt file' : `${keys.size}/${N} cells`}`);
+  log(
+    `  kill ${i + 1}: ${delay} ms after cell ${target}, ${before} cells reported${k.signal === 'SIGKILL' ? '' : ' (finished before the kill)'}; ` +
+      `rerun resumed ${from}, wrote ${run === 'corrupt' ? 'a corrupt file' : `${keys.size}/${N} cells`}`,
+  );
   clean(out);
 }
 log(`CLI kills: resumes ${resumes}/${trials}, cells lost ${lost}, reruns incomplete ${incomplete}/${kills}`);
@@ -151,32 +191,53 @@ for (const cmd of ['run', 'merge']) {
     const out = join(work, `write-${cmd}-${mode}.json`);
     clean(out);
     copyFileSync(old, out);
-    const args = cmd === 'run' ? ['run', ...SMALL, '--out', out, '--quiet'] : ['merge', shard(1), shard(2), '--out', out];
-    const r = await cli(args, { env: { NODE_OPTIONS: `--import ${hook}`, DRILL_KILL_MODE: mode, DRILL_KILL_OUT: resolve(out) } });
+    const args =
+      cmd === 'run'
+        ? ['run', ...SMALL, '--out', out, '--quiet']
+        : ['merge', shard(1), shard(2), '--out', out];
+    const r = await cli(args, {
+      env: { NODE_OPTIONS: `--import ${hook}`, DRILL_KILL_MODE: mode, DRILL_KILL_OUT: resolve(out) },
+    });
     const killed = r.signal === 'SIGKILL';
     if (killed) landed++;
     writes++;
     const now = existsSync(out) ? readFileSync(out, 'utf8') : null;
     const run = readRun(out);
-    const state = now === oldText ? 'old file intact' : run === null ? 'file gone' : run === 'corrupt' ? 'CORRUPT' : `new file, ${run.cells.length} cells`;
+    const state =
+      now === oldText
+        ? 'old file intact'
+        : run === null
+          ? 'file gone'
+          : run === 'corrupt'
+            ? 'CORRUPT'
+            : `new file, ${run.cells.length} cells`;
     if (now !== oldText && (run === null || run === 'corrupt')) corrupted++;
-    log(`  ${cmd} ${mode}: ${killed ? 'killed' : `not killed (exit ${r.code}: the kill point was never reached)`} -> ${state}`);
+    log(
+      `  ${cmd} ${mode}: ${killed ? 'killed' : `not killed (exit ${r.code}: the kill point was never reached)`} -> ${state}`,
+    );
     clean(out);
   }
 }
-log(`Kill during the final write: corrupted files ${corrupted}/${writes} (kill point reached ${landed}/${writes})`);
+log(
+  `Kill during the final write: corrupted files ${corrupted}/${writes} (kill point reached ${landed}/${writes})`,
+);
 
 // 3. Browser reloads mid-run (the e2e check, repeated).
 let browser = '';
 const reps = Number(opt.browser);
 if (reps > 0) {
-  const r = spawnSync('npx', ['playwright', 'test', 'tests/e2e/run.spec.ts', '-g', 'reload mid-run', `--repeat-each=${reps}`],
-    { cwd: root, env: { ...process.env, E2E_PORT: opt.port }, encoding: 'utf8' });
+  const r = spawnSync(
+    'npx',
+    ['playwright', 'test', 'tests/e2e/run.spec.ts', '-g', 'reload mid-run', `--repeat-each=${reps}`],
+    { cwd: root, env: { ...process.env, E2E_PORT: opt.port }, encoding: 'utf8' },
+  );
   const passed = Number(/(\d+) passed/.exec(r.stdout)?.[1] ?? 0);
   browser = `, browser reload resumes ${passed}/${reps}`;
   log(`Browser: reload mid-run resumed and completed ${passed}/${reps}`);
 }
 
-log(`\nSummary: resumes ${resumes}/${trials}, cells lost ${lost}, corrupted files ${corrupted}/${writes}${browser}`);
+log(
+  `\nSummary: resumes ${resumes}/${trials}, cells lost ${lost}, corrupted files ${corrupted}/${writes}${browser}`,
+);
 rmSync(work, { recursive: true, force: true });
 process.exitCode = resumes === trials && lost === 0 && corrupted === 0 && incomplete === 0 ? 0 : 1;

@@ -16,8 +16,16 @@ import wasmUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?u
 import wasmSimdUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreadedUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import {
-  BACKENDS, adapterFactsOf, backendLabel, chooseBackend, fallbackReason, initOrder,
-  type AdapterFacts, type BackendName, type BackendPref, type BackendReport,
+  BACKENDS,
+  adapterFactsOf,
+  backendLabel,
+  chooseBackend,
+  fallbackReason,
+  initOrder,
+  type AdapterFacts,
+  type BackendName,
+  type BackendPref,
+  type BackendReport,
 } from '../src/lib/env/device.ts';
 
 export { tf };
@@ -56,7 +64,10 @@ export async function probeAdapter(): Promise<{ adapter: AdapterFacts | null; no
   try {
     const adapter = await gpu.requestAdapter();
     if (!adapter) return { adapter: null, note: 'requestAdapter() returned null' };
-    return { adapter: adapterFactsOf(adapter as unknown as Parameters<typeof adapterFactsOf>[0]), note: null };
+    return {
+      adapter: adapterFactsOf(adapter as unknown as Parameters<typeof adapterFactsOf>[0]),
+      note: null,
+    };
   } catch (e) {
     return { adapter: null, note: `requestAdapter() threw: ${errText(e)}` };
   }
@@ -94,8 +105,14 @@ export async function initBackend(pref: BackendPref, opts: InitOptions = {}): Pr
       continue;
     }
     current = {
-      backend: b, requested: pref, chosen: choice.backend, reason: fallbackReason(choice, b, failures), adapter,
-      tfjsVersion: tfjsVersion(), initMs: Math.round(initMs * 10) / 10, fallbacks,
+      backend: b,
+      requested: pref,
+      chosen: choice.backend,
+      reason: fallbackReason(choice, b, failures),
+      adapter,
+      tfjsVersion: tfjsVersion(),
+      initMs: Math.round(initMs * 10) / 10,
+      fallbacks,
     };
     watchDevice();
     return current;
@@ -114,8 +131,16 @@ async function trySetBackend(name: BackendName): Promise<string | null> {
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), INIT_TIMEOUT_MS); });
-    const ok = await Promise.race([tf.setBackend(name).then(async (s) => { if (s) await tf.ready(); return s; }), timeout]);
+    const timeout = new Promise<'timeout'>((r) => {
+      timer = setTimeout(() => r('timeout'), INIT_TIMEOUT_MS);
+    });
+    const ok = await Promise.race([
+      tf.setBackend(name).then(async (s) => {
+        if (s) await tf.ready();
+        return s;
+      }),
+      timeout,
+    ]);
     if (ok === 'timeout') return `initialisation timed out after ${INIT_TIMEOUT_MS / 1000} s`;
     if (!ok) return firstLineOfCause(warned) ?? 'initialisation failed';
     return null;
@@ -162,7 +187,11 @@ async function onDeviceLost(device: GPUDevice, info: GPUDeviceLostInfo): Promise
   const factory = tf.findBackendFactory('webgpu');
   const prev = current;
   const wasActive = tf.getBackend() === 'webgpu';
-  try { tf.removeBackend('webgpu'); } catch { /* the dead backend may fail to dispose */ }
+  try {
+    tf.removeBackend('webgpu');
+  } catch {
+    /* the dead backend may fail to dispose */
+  }
   if (factory) tf.registerBackend('webgpu', factory, 3);
   if (!wasActive) return;
   const report = await initBackend('wasm', { onChange });

@@ -7,7 +7,14 @@
  * retries it on a fresh worker.
  */
 import { expose } from 'comlink';
-import { currentReport, initBackend, simulateDeviceLost, tf, type BackendPref, type BackendReport } from './backend.ts';
+import {
+  currentReport,
+  initBackend,
+  simulateDeviceLost,
+  tf,
+  type BackendPref,
+  type BackendReport,
+} from './backend.ts';
 import { loadDatasetWithReport } from '../src/lib/data/index.ts';
 import { describeAdapter } from '../src/lib/env/device.ts';
 import { getAlgorithm } from '../src/lib/models/catalogue.ts';
@@ -81,7 +88,10 @@ function cellEnv(report: BackendReport): CellEnv {
     float_precision: 'float32',
     tfjs_version: report.tfjsVersion,
     app_version: APP_VERSION,
-    device: report.backend === 'webgpu' ? describeAdapter(report.adapter) : `${report.backend} on ${cores ?? '?'} logical cores`,
+    device:
+      report.backend === 'webgpu'
+        ? describeAdapter(report.adapter)
+        : `${report.backend} on ${cores ?? '?'} logical cores`,
   };
 }
 
@@ -113,7 +123,12 @@ const api = {
    * Runs one cell. `onProgress` (a comlink proxy) hears at most one post per ~150 ms.
    * Throws AbortError when cancelled and DeviceLostError when the GPU went away mid-cell.
    */
-  async runCell(cell: CellSpec, plan: RunPlanSpec, runId: string, onProgress?: (p: CellProgress) => void): Promise<CellResult> {
+  async runCell(
+    cell: CellSpec,
+    plan: RunPlanSpec,
+    runId: string,
+    onProgress?: (p: CellProgress) => void,
+  ): Promise<CellResult> {
     const report = currentReport();
     if (!report) throw new Error('bench worker: runCell was called before init.');
     if (busy) throw new Error(`bench worker: runCell("${cell.key}") while another cell runs; one at a time.`);
@@ -173,7 +188,9 @@ const api = {
   /** A fit that spins forever and never posts again (the pool's watchdog must notice). */
   simulateHang(): void {
     setTimeout(() => {
-      for (;;) { /* spin */ }
+      for (;;) {
+        /* spin */
+      }
     }, 0);
   },
   simulateCrash(): void {

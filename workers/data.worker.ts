@@ -6,10 +6,31 @@
  */
 import { expose, transfer } from 'comlink';
 import { DatasetError, type DatasetErrorInfo } from '../src/lib/data/errors.ts';
-import { DatasetCache, deleteCachedDataset, deleteUserDataset, importDatasetFile, listCachedDatasets, listUserDatasets, loadDatasetWithReport, saveUserCsv,
-  UserDatasetStore, verifyStoredDataset, type DatasetMeta, type LoadPhase, type LoadProgress, type UserDatasetMeta, type VerifyReport } from '../src/lib/data/index.ts';
+import {
+  DatasetCache,
+  deleteCachedDataset,
+  deleteUserDataset,
+  importDatasetFile,
+  listCachedDatasets,
+  listUserDatasets,
+  loadDatasetWithReport,
+  saveUserCsv,
+  UserDatasetStore,
+  verifyStoredDataset,
+  type DatasetMeta,
+  type LoadPhase,
+  type LoadProgress,
+  type UserDatasetMeta,
+  type VerifyReport,
+} from '../src/lib/data/index.ts';
 import { fetchWithProgress, type DownloadProgress } from '../src/lib/data/fetch.ts';
-import { checkUserCsvSize, parseUserCsv, UserCsvError, USER_CSV_MAX_BYTES, type UserCsvErrorInfo } from '../src/lib/data/userCsv.ts';
+import {
+  checkUserCsvSize,
+  parseUserCsv,
+  UserCsvError,
+  USER_CSV_MAX_BYTES,
+  type UserCsvErrorInfo,
+} from '../src/lib/data/userCsv.ts';
 import type { Dataset } from '../src/lib/types.ts';
 
 export interface LoadRequest {
@@ -44,7 +65,9 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; aborted: boolean;
 function failure(e: unknown): Outcome<never> {
   if (e instanceof DatasetError) return { ok: false, aborted: false, error: e.toJSON() };
   const aborted = (e as { name?: string } | null)?.name === 'AbortError';
-  const message = aborted ? 'The load was cancelled.' : `Unexpected error: ${e instanceof Error ? e.message : String(e)}`;
+  const message = aborted
+    ? 'The load was cancelled.'
+    : `Unexpected error: ${e instanceof Error ? e.message : String(e)}`;
   return { ok: false, aborted, error: { kind: 'network', message, retryable: true } };
 }
 
@@ -79,8 +102,18 @@ export type CsvOutcome<T> = { ok: true; value: T } | { ok: false; error: UserCsv
 
 function csvFailure(e: unknown): CsvOutcome<never> {
   if (e instanceof UserCsvError) return { ok: false, error: e.toInfo() };
-  if (e instanceof DatasetError) return { ok: false, error: { problem: e.kind === 'quota' ? 'storage' : 'unexpected', message: e.message } };
-  return { ok: false, error: { problem: 'unexpected', message: `Unexpected error: ${e instanceof Error ? e.message : String(e)}` } };
+  if (e instanceof DatasetError)
+    return {
+      ok: false,
+      error: { problem: e.kind === 'quota' ? 'storage' : 'unexpected', message: e.message },
+    };
+  return {
+    ok: false,
+    error: {
+      problem: 'unexpected',
+      message: `Unexpected error: ${e instanceof Error ? e.message : String(e)}`,
+    },
+  };
 }
 
 async function csvText(source: File | Uint8Array): Promise<{ text: string; bytes: number }> {
@@ -98,13 +131,25 @@ const api = {
     const notices: DatasetErrorInfo[] = [];
     try {
       const r = await loadDatasetWithReport(req.id, {
-        baseUrl: req.baseUrl, cache, signal: ctl.signal, onProgress,
+        baseUrl: req.baseUrl,
+        cache,
+        signal: ctl.signal,
+        onProgress,
         onCacheCorrupt: (e) => notices.push(e.toJSON()),
       });
       const ds = r.dataset;
       const value: LoadSummary = {
-        id: ds.id, origin: r.origin, source: r.source, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k,
-        downloadBytes: r.downloadBytes, timings: r.timings, skipped: r.skipped.map((e) => e.toJSON()), notices,
+        id: ds.id,
+        origin: r.origin,
+        source: r.source,
+        sha256: ds.sha256,
+        N: ds.N,
+        d: ds.d,
+        k: ds.k,
+        downloadBytes: r.downloadBytes,
+        timings: r.timings,
+        skipped: r.skipped.map((e) => e.toJSON()),
+        notices,
       };
       if (!req.withData) return { ok: true, value };
       value.dataset = ds;
@@ -117,15 +162,30 @@ const api = {
   },
 
   /** A built-in remote dataset from the user's own file, verified like a download and cached. */
-  async loadFile(req: { id: string; file: File }, onProgress?: (p: LoadProgress) => void): Promise<Outcome<LoadSummary>> {
+  async loadFile(
+    req: { id: string; file: File },
+    onProgress?: (p: LoadProgress) => void,
+  ): Promise<Outcome<LoadSummary>> {
     try {
       const bytes = new Uint8Array(await req.file.arrayBuffer());
       const r = await importDatasetFile(req.id, bytes, req.file.name, { cache, onProgress });
       const ds = r.dataset;
-      return { ok: true, value: {
-        id: ds.id, origin: r.origin, source: r.source, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k,
-        downloadBytes: r.downloadBytes, timings: r.timings, skipped: [], notices: [],
-      } };
+      return {
+        ok: true,
+        value: {
+          id: ds.id,
+          origin: r.origin,
+          source: r.source,
+          sha256: ds.sha256,
+          N: ds.N,
+          d: ds.d,
+          k: ds.k,
+          downloadBytes: r.downloadBytes,
+          timings: r.timings,
+          skipped: [],
+          notices: [],
+        },
+      };
     } catch (e) {
       return failure(e);
     }
@@ -164,8 +224,15 @@ const api = {
   async checkCsv(req: CsvRequest): Promise<CsvOutcome<CsvCheck>> {
     try {
       const { text } = await csvText(req.source);
-      const { dataset: ds, classCounts, warnings } = parseUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels });
-      return { ok: true, value: { id: ds.id, N: ds.N, d: ds.d, k: ds.k, classNames: ds.classNames, classCounts, warnings } };
+      const {
+        dataset: ds,
+        classCounts,
+        warnings,
+      } = parseUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels });
+      return {
+        ok: true,
+        value: { id: ds.id, N: ds.N, d: ds.d, k: ds.k, classNames: ds.classNames, classCounts, warnings },
+      };
     } catch (e) {
       return csvFailure(e);
     }
@@ -175,7 +242,18 @@ const api = {
   async importCsv(req: CsvRequest): Promise<CsvOutcome<UserDatasetMeta>> {
     try {
       const { text, bytes } = await csvText(req.source);
-      const meta = await saveUserCsv(text, { name: req.name, labelColumn: req.labelColumn, labels: req.labels, source: req.sourceName, fileBytes: bytes, replace: req.replace === true }, userStore);
+      const meta = await saveUserCsv(
+        text,
+        {
+          name: req.name,
+          labelColumn: req.labelColumn,
+          labels: req.labels,
+          source: req.sourceName,
+          fileBytes: bytes,
+          replace: req.replace === true,
+        },
+        userStore,
+      );
       return { ok: true, value: meta };
     } catch (e) {
       return csvFailure(e);
@@ -183,7 +261,11 @@ const api = {
   },
 
   /** Downloads a CSV (stops as soon as it is known to be over the size limit); bytes come back transferred. */
-  async fetchCsv(url: string, loadId: number, onProgress?: (p: DownloadProgress) => void): Promise<Outcome<Uint8Array>> {
+  async fetchCsv(
+    url: string,
+    loadId: number,
+    onProgress?: (p: DownloadProgress) => void,
+  ): Promise<Outcome<Uint8Array>> {
     const ctl = new AbortController();
     controllers.set(loadId, ctl);
     let tooBig: number | null = null;
@@ -206,7 +288,9 @@ const api = {
         try {
           checkUserCsvSize(tooBig, `The file at ${url}`);
         } catch (big) {
-          return failure(new DatasetError({ kind: 'quota', retryable: false, url, message: (big as Error).message }));
+          return failure(
+            new DatasetError({ kind: 'quota', retryable: false, url, message: (big as Error).message }),
+          );
         }
       }
       return failure(e);

@@ -15,7 +15,11 @@ import type { BackendName, BackendPref, BackendReport } from '../src/lib/env/dev
 import { getAlgorithm, isBaselineAlgorithm } from '../src/lib/models/catalogue.ts';
 import { calibrateOnce, cellCost } from '../src/lib/suite/costModel.ts';
 import {
-  errText, RunExecutor, type ExecutedCell, type Lane, type ResourceKind,
+  errText,
+  RunExecutor,
+  type ExecutedCell,
+  type Lane,
+  type ResourceKind,
 } from '../src/lib/suite/executor.ts';
 import { expandPlan, fitCells, type CellSpec, type RunPlanSpec } from '../src/lib/suite/plan.ts';
 import type { ProgressSnapshot } from '../src/lib/suite/scheduler.ts';
@@ -92,13 +96,17 @@ class Slot {
   constructor(create: (name: string) => Worker, name: string) {
     this.worker = create(name);
     this.remote = wrap<BenchWorkerApi>(this.worker);
-    this.died = new Promise<never>((_, reject) => { this.#kill = reject; });
+    this.died = new Promise<never>((_, reject) => {
+      this.#kill = reject;
+    });
     this.died.catch(() => {}); // observed through Promise.race
     this.worker.addEventListener('error', (e) => {
       e.preventDefault();
       this.#kill(new CrashError(`worker ${name} crashed: ${e.message || 'unknown error'}`));
     });
-    this.worker.addEventListener('messageerror', () => this.#kill(new CrashError(`worker ${name}: a message could not be read`)));
+    this.worker.addEventListener('messageerror', () =>
+      this.#kill(new CrashError(`worker ${name}: a message could not be read`)),
+    );
   }
 
   /** Races a call against the worker's death. */
@@ -108,7 +116,11 @@ class Slot {
 
   terminate(reason: string): void {
     this.#kill(new CrashError(reason));
-    try { this.remote[releaseProxy](); } catch { /* already gone */ }
+    try {
+      this.remote[releaseProxy]();
+    } catch {
+      /* already gone */
+    }
     this.worker.terminate();
   }
 }
@@ -151,7 +163,15 @@ class WorkerLane implements Lane {
     this.slot?.terminate(reason);
     this.slot = null;
     this.pool.countRestart();
-    this.hooks.onWorker?.({ index: this.index, phase: 'restarting', backend: null, cell: null, attempt: 0, fraction: 0, message: reason });
+    this.hooks.onWorker?.({
+      index: this.index,
+      phase: 'restarting',
+      backend: null,
+      cell: null,
+      attempt: 0,
+      fraction: 0,
+      message: reason,
+    });
     await this.start((backend as BackendPref | null) ?? this.pool.backendPref);
   }
 
@@ -248,7 +268,15 @@ export class BenchPool {
   async spawn(index: number, pref: BackendPref, hooks: PoolHooks): Promise<Slot> {
     const create = this.#opts.createWorker ?? defaultCreateWorker;
     const slot = new Slot(create, `bench-${index}`);
-    hooks.onWorker?.({ index, phase: 'starting', backend: null, cell: null, attempt: 0, fraction: 0, message: null });
+    hooks.onWorker?.({
+      index,
+      phase: 'starting',
+      backend: null,
+      cell: null,
+      attempt: 0,
+      fraction: 0,
+      message: null,
+    });
     slot.report = await slot.call(slot.remote.init(pref, { baseUrl: this.#opts.baseUrl }));
     this.#backends.add(slot.report.backend);
     hooks.onBackend?.(index, slot.report);
@@ -270,7 +298,9 @@ export class BenchPool {
     }
     if (bad.length) {
       await store.deleteCells(run.id, bad);
-      hooks.onNotice?.(`${bad.length} saved result${bad.length === 1 ? ' was' : 's were'} unreadable and ${bad.length === 1 ? 'is' : 'are'} run again (${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ', …' : ''}); the other ${stored.length} are kept.`);
+      hooks.onNotice?.(
+        `${bad.length} saved result${bad.length === 1 ? ' was' : 's were'} unreadable and ${bad.length === 1 ? 'is' : 'are'} run again (${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ', …' : ''}); the other ${stored.length} are kept.`,
+      );
     }
     const done = new Set(stored.map((c) => c.key));
     const pending = fitCells(cells).filter((f) => !done.has(f.key)).length;
@@ -284,7 +314,8 @@ export class BenchPool {
     const started = await Promise.allSettled(lanes.map((l) => l.start(prefFor(l.index))));
     const failures = started.flatMap((r) => (r.status === 'rejected' ? [errText(r.reason)] : []));
     const live = lanes.filter((_, i) => started[i].status === 'fulfilled');
-    if (live.length === 0) return { status: 'paused', reason: failures.join(' ') || 'No worker could start.' };
+    if (live.length === 0)
+      return { status: 'paused', reason: failures.join(' ') || 'No worker could start.' };
     if (this.#ac.signal.aborted) {
       await Promise.all(live.map((l) => l.close()));
       return { status: 'cancelled' };
@@ -300,7 +331,13 @@ export class BenchPool {
       cost: (c) => cellCost(c, family),
       msPerUnit,
       validate: parseCellResult,
-      clock: { now: () => this.#now(), after: (ms, fn) => { const h = setTimeout(fn, ms); return () => clearTimeout(h); } },
+      clock: {
+        now: () => this.#now(),
+        after: (ms, fn) => {
+          const h = setTimeout(fn, ms);
+          return () => clearTimeout(h);
+        },
+      },
       signal: this.#ac.signal,
       watchdog: this.#opts.watchdog === undefined ? DEFAULT_WATCHDOG : this.#opts.watchdog,
     });
@@ -313,11 +350,25 @@ export class BenchPool {
       });
       const unavailable = Object.keys(outcome.unavailable).length ? outcome.unavailable : undefined;
       if (outcome.status === 'cancelled') return { status: 'cancelled', unavailable };
-      if (outcome.status === 'paused') return { status: 'paused', reason: [outcome.reason, ...failures].filter(Boolean).join(' '), unavailable };
+      if (outcome.status === 'paused')
+        return {
+          status: 'paused',
+          reason: [outcome.reason, ...failures].filter(Boolean).join(' '),
+          unavailable,
+        };
       return { status: 'done', unavailable };
     } finally {
       await Promise.all(lanes.map((l) => l.close()));
-      for (const l of lanes) hooks.onWorker?.({ index: l.index, phase: 'stopped', backend: l.backend, cell: null, attempt: 0, fraction: 0, message: null });
+      for (const l of lanes)
+        hooks.onWorker?.({
+          index: l.index,
+          phase: 'stopped',
+          backend: l.backend,
+          cell: null,
+          attempt: 0,
+          fraction: 0,
+          message: null,
+        });
     }
   }
 

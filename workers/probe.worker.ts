@@ -3,8 +3,21 @@
  * check the backend's arithmetic against plain JS.
  */
 import { expose } from 'comlink';
-import { currentReport, initBackend, simulateDeviceLost, tf, type BackendPref, type BackendReport } from './backend.ts';
-import { SELF_CHECK_TOLERANCE, matmulPlain, maxAbsDiff, testMatrix, type SelfCheckResult } from '../src/lib/env/selfCheck.ts';
+import {
+  currentReport,
+  initBackend,
+  simulateDeviceLost,
+  tf,
+  type BackendPref,
+  type BackendReport,
+} from './backend.ts';
+import {
+  SELF_CHECK_TOLERANCE,
+  matmulPlain,
+  maxAbsDiff,
+  testMatrix,
+  type SelfCheckResult,
+} from '../src/lib/env/selfCheck.ts';
 
 const SELF_CHECK_N = 64;
 
@@ -31,8 +44,13 @@ const api = {
     const numTensorsAfter = tf.memory().numTensors;
     const diff = Math.max(maxAbsDiff(first.out, expected), maxAbsDiff(warm.out, expected));
     return {
-      backend: tf.getBackend(), n, firstMs: first.ms, matmulMs: warm.ms, maxAbsDiffVsCpu: Number.isNaN(diff) ? Infinity : diff,
-      numTensorsBefore, numTensorsAfter,
+      backend: tf.getBackend(),
+      n,
+      firstMs: first.ms,
+      matmulMs: warm.ms,
+      maxAbsDiffVsCpu: Number.isNaN(diff) ? Infinity : diff,
+      numTensorsBefore,
+      numTensorsAfter,
       ok: diff <= SELF_CHECK_TOLERANCE && numTensorsAfter === numTensorsBefore,
     };
   },
@@ -44,7 +62,11 @@ const api = {
 };
 
 /** One n×n matmul with read-back; every tensor is disposed before returning. */
-async function timedMatmul(a: Float32Array, b: Float32Array, n: number): Promise<{ out: Float32Array; ms: number }> {
+async function timedMatmul(
+  a: Float32Array,
+  b: Float32Array,
+  n: number,
+): Promise<{ out: Float32Array; ms: number }> {
   const t0 = performance.now();
   const c = tf.tidy(() => tf.matMul(tf.tensor2d(a, [n, n]), tf.tensor2d(b, [n, n])));
   try {

@@ -29,7 +29,8 @@ function toyFor(shape: ToyShape, seed: number): Toy {
   return toy;
 }
 
-const post = (reply: ToyReply, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(reply, transfer);
+const post = (reply: ToyReply, transfer: Transferable[] = []) =>
+  (self as unknown as Worker).postMessage(reply, transfer);
 
 self.onmessage = async (e: MessageEvent<ToyRequest>) => {
   const req = e.data;
@@ -39,9 +40,18 @@ self.onmessage = async (e: MessageEvent<ToyRequest>) => {
   current = ctrl;
   const t0 = performance.now();
   try {
-    const grid = await toyRegions(toyFor(req.shape, req.seed), req.setting, req.t, { res: req.res }, ctrl.signal);
+    const grid = await toyRegions(
+      toyFor(req.shape, req.seed),
+      req.setting,
+      req.t,
+      { res: req.res },
+      ctrl.signal,
+    );
     if (ctrl.signal.aborted) return;
-    post({ type: 'regions', id: req.id, grid, ms: performance.now() - t0 }, [grid.cls.buffer, grid.confidence.buffer]);
+    post({ type: 'regions', id: req.id, grid, ms: performance.now() - t0 }, [
+      grid.cls.buffer,
+      grid.confidence.buffer,
+    ]);
   } catch (err) {
     if (ctrl.signal.aborted) return; // superseded by a newer request
     post({ type: 'error', id: req.id, message: err instanceof Error ? err.message : String(err) });

@@ -20,19 +20,31 @@ const SHAPES = { letter: 'letter:16:26', covertype: 'covertype:54:7', iris: 'iri
 const ALL = 'ftt,pseudolabel,pimodel,meanteacher,ict,uda,fixmatch,flexmatch,softmatch';
 const { values: opt } = parseArgs({
   options: {
-    datasets: { type: 'string', default: 'letter,covertype' }, methods: { type: 'string', default: ALL },
-    reps: { type: 'string', default: '1' }, 'predict-rows': { type: 'string', default: '4096' },
+    datasets: { type: 'string', default: 'letter,covertype' },
+    methods: { type: 'string', default: ALL },
+    reps: { type: 'string', default: '1' },
+    'predict-rows': { type: 'string', default: '4096' },
     'torch-threads': { type: 'string', default: 'default' },
   },
 });
-const ds = opt.datasets.split(',').map((d) => SHAPES[d] ?? d).join(',');
+const ds = opt.datasets
+  .split(',')
+  .map((d) => SHAPES[d] ?? d)
+  .join(',');
 const args = [ds, opt.methods, opt.reps, opt['predict-rows']];
 const big = { cwd: ROOT, maxBuffer: 1 << 26 };
 
-const ts = JSON.parse((await run('npx', ['tsx', 'scripts/bench/deepStep.ts', ...args], big)).stdout.trim().split('\n').pop());
+const ts = JSON.parse(
+  (await run('npx', ['tsx', 'scripts/bench/deepStep.ts', ...args], big)).stdout.trim().split('\n').pop(),
+);
 let py = null;
 try {
-  py = JSON.parse((await run('/usr/bin/python3', ['scripts/bench/deep_step.py', ...args, opt['torch-threads']], big)).stdout.trim().split('\n').pop());
+  py = JSON.parse(
+    (await run('/usr/bin/python3', ['scripts/bench/deep_step.py', ...args, opt['torch-threads']], big)).stdout
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 } catch (e) {
   console.error(`PyTorch side skipped: ${e.message.split('\n')[0]}`);
 }
@@ -41,12 +53,19 @@ console.log(`TS: ${ts.runtime}\nPyTorch: ${py?.runtime ?? 'not run'}\n`);
 console.log('step (median after 1 warm-up)   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall');
 for (const [key, t] of Object.entries(ts.steps)) {
   const p = py?.steps[key];
-  console.log(`${key.padEnd(30)} ${f(t.wallMs).padStart(8)} ${f(t.cpuMs).padStart(8)} ${f(p?.wallMs).padStart(9)} ${f(p?.cpuMs).padStart(8)} ${p ? (t.cpuMs / p.cpuMs).toFixed(2).padStart(10) : '—'} ${p ? (t.wallMs / p.wallMs).toFixed(2).padStart(11) : ''}`);
+  console.log(
+    `${key.padEnd(30)} ${f(t.wallMs).padStart(8)} ${f(t.cpuMs).padStart(8)} ${f(p?.wallMs).padStart(9)} ${f(p?.cpuMs).padStart(8)} ${p ? (t.cpuMs / p.cpuMs).toFixed(2).padStart(10) : '—'} ${p ? (t.wallMs / p.wallMs).toFixed(2).padStart(11) : ''}`,
+  );
 }
 for (const [name, t] of Object.entries(ts.predict)) {
   const p = py?.predict[name];
   const per100k = (ms) => f((ms / t.rows) * 100_000);
-  console.log(`predict ${name} ${t.rows} rows: TS ${f(t.ms)} (cpu ${f(t.cpuMs)}; ${per100k(t.ms)} per 100 000 rows), PyTorch ${p ? `${f(p.ms)} (cpu ${f(p.cpuMs)}; ${per100k(p.ms)} per 100 000)` : '—'}`);
+  console.log(
+    `predict ${name} ${t.rows} rows: TS ${f(t.ms)} (cpu ${f(t.cpuMs)}; ${per100k(t.ms)} per 100 000 rows), PyTorch ${p ? `${f(p.ms)} (cpu ${f(p.cpuMs)}; ${per100k(p.ms)} per 100 000)` : '—'}`,
+  );
 }
 mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
-writeFileSync(join(ROOT, 'bench-results', 'deep-latest.json'), JSON.stringify({ format: 'rac-bench-deep/1', options: opt, ts, python: py }, null, 1));
+writeFileSync(
+  join(ROOT, 'bench-results', 'deep-latest.json'),
+  JSON.stringify({ format: 'rac-bench-deep/1', options: opt, ts, python: py }, null, 1),
+);

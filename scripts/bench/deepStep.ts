@@ -14,24 +14,44 @@ import { MT19937 } from '../../src/lib/protocol/rng.ts';
 const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm'] = process.argv.slice(2);
 await tf.setBackend(backend);
 await tf.ready();
-const out: { runtime: string; steps: Record<string, { wallMs: number; cpuMs: number }>; predict: Record<string, { rows: number; ms: number; cpuMs: number }> } = {
-  runtime: `tfjs ${tf.version.tfjs} ${tf.getBackend()} (Node ${process.version})`, steps: {}, predict: {},
+const out: {
+  runtime: string;
+  steps: Record<string, { wallMs: number; cpuMs: number }>;
+  predict: Record<string, { rows: number; ms: number; cpuMs: number }>;
+} = {
+  runtime: `tfjs ${tf.version.tfjs} ${tf.getBackend()} (Node ${process.version})`,
+  steps: {},
+  predict: {},
 };
-const reps = Number(repsArg), predictRows = Number(predictArg);
+const reps = Number(repsArg),
+  predictRows = Number(predictArg);
 for (const spec of dsArg.split(',')) {
   const [name, dS, kS] = spec.split(':');
-  const d = Number(dS), k = Number(kS);
+  const d = Number(dS),
+    k = Number(kS);
   const rng = new MT19937(0);
-  const mk = (rows: number) => ({ rows, cols: d, data: Float32Array.from({ length: rows * d }, () => rng.normal()) });
-  const Xl = mk(256), Xu = mk(4096);
+  const mk = (rows: number) => ({
+    rows,
+    cols: d,
+    data: Float32Array.from({ length: rows * d }, () => rng.normal()),
+  });
+  const Xl = mk(256),
+    Xu = mk(4096);
   const yl = Int32Array.from({ length: 256 }, (_, i) => i % k);
   for (const id of methodsArg.split(',') as DeepMethodId[]) {
     const cfg = trainerConfig(d, k, { size: 'rsb', steps: 1000, progressEvery: 1_000_000 });
-    const streams = { labeled: new MT19937(1), unlabeled: new MT19937(2), noise: new MT19937(3), method: new MT19937(4), dropoutSeed: 5 };
+    const streams = {
+      labeled: new MT19937(1),
+      unlabeled: new MT19937(2),
+      noise: new MT19937(3),
+      method: new MT19937(4),
+      dropoutSeed: 5,
+    };
     const tr = new DeepTrainer(cfg, createMethod(id), { Xl, yl, Xu, k }, streams);
     const times: { wallMs: number; cpuMs: number }[] = [];
     for (let it = 0; it <= reps; it++) {
-      const t0 = performance.now(), c0 = process.cpuUsage();
+      const t0 = performance.now(),
+        c0 = process.cpuUsage();
       await tr.run({}, it + 1);
       await tr.params.get('head.b')!.data(); // wait for the step's work (matters on async backends)
       const c = process.cpuUsage(c0);
@@ -42,10 +62,15 @@ for (const spec of dsArg.split(',')) {
     if (predictRows > 0 && id === methodsArg.split(',')[0]) {
       const X = mk(predictRows);
       await tr.predictLogits(mk(64));
-      const t0 = performance.now(), c0 = process.cpuUsage();
+      const t0 = performance.now(),
+        c0 = process.cpuUsage();
       await tr.predictLogits(X, 512);
       const c = process.cpuUsage(c0);
-      out.predict[name] = { rows: predictRows, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
+      out.predict[name] = {
+        rows: predictRows,
+        ms: performance.now() - t0,
+        cpuMs: (c.user + c.system) / 1000,
+      };
     }
     tr.dispose();
   }

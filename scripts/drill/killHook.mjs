@@ -17,18 +17,24 @@ const die = () => process.kill(process.pid, 'SIGKILL');
 
 function head(data) {
   if (typeof data === 'string') return data.slice(0, 40);
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, Math.min(40, data.byteLength)).toString('utf8');
+  if (ArrayBuffer.isView(data))
+    return Buffer.from(data.buffer, data.byteOffset, Math.min(40, data.byteLength)).toString('utf8');
   return '';
 }
 const isRunJson = (data) => /^\{"schema":"rsb-run\//.test(head(data));
-const half = (data) => (typeof data === 'string' ? data.slice(0, data.length >> 1) : data.subarray(0, data.byteLength >> 1));
+const half = (data) =>
+  typeof data === 'string' ? data.slice(0, data.length >> 1) : data.subarray(0, data.byteLength >> 1);
 
 if (mode === 'mid-write') {
   const { writeSync, writeFileSync } = fs;
   fs.writeSync = function (fd, data, ...rest) {
     if (isRunJson(data)) {
       writeSync.call(fs, fd, half(data));
-      try { fs.fsyncSync(fd); } catch { /* not a file */ }
+      try {
+        fs.fsyncSync(fd);
+      } catch {
+        /* not a file */
+      }
       die();
     }
     return writeSync.call(fs, fd, data, ...rest);

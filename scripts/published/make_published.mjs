@@ -49,21 +49,39 @@ for (const r of rows) {
 
 // Equal as printed: the original's files round some rows to 9 digits.
 const same = (a, b) => a.every((v, i) => Math.abs(v - b[i]) < 1e-8);
-const get = (setting, dataset, family, labels, algorithm) => series.get([setting, dataset, family, labels, algorithm].join('|'));
+const get = (setting, dataset, family, labels, algorithm) =>
+  series.get([setting, dataset, family, labels, algorithm].join('|'));
 const all = [...series.values()];
 // Known defects, checked against the data itself before they are marked.
-for (const s of all.filter((x) => x.setting === 'label' && x.dataset === 'letter' && x.family === 'statistical')) {
+for (const s of all.filter(
+  (x) => x.setting === 'label' && x.dataset === 'letter' && x.family === 'statistical',
+)) {
   const twin = get('Feature', 'letter', 'statistical', s.labels, s.algorithm);
-  if (!twin || !same(twin.mean, s.mean)) throw new Error(`label letter ${s.algorithm} ${s.labels}: not a copy of feature`);
-  s.defects.push({ t: 'all', reason: "a byte copy of Feature · letter · statistical (the original's Label file repeats it)" });
+  if (!twin || !same(twin.mean, s.mean))
+    throw new Error(`label letter ${s.algorithm} ${s.labels}: not a copy of feature`);
+  s.defects.push({
+    t: 'all',
+    reason: "a byte copy of Feature · letter · statistical (the original's Label file repeats it)",
+  });
 }
-for (const s of all.filter((x) => x.setting === 'label' && x.dataset === 'wine' && x.family === 'statistical' && x.labels === 5)) {
+for (const s of all.filter(
+  (x) => x.setting === 'label' && x.dataset === 'wine' && x.family === 'statistical' && x.labels === 5,
+)) {
   const twin = get('Feature', 'wine', 'statistical', 5, s.algorithm);
-  if (!twin || twin.mean[0] !== s.mean[0] || twin.std[0] !== s.std[0]) throw new Error(`label wine 5 ${s.algorithm}: t=0 is not Feature's`);
-  s.defects.push({ t: 0, reason: "repeats Feature · wine · 5 labels' t = 0 row (a copy in the original's file, not a Label run)" });
+  if (!twin || twin.mean[0] !== s.mean[0] || twin.std[0] !== s.std[0])
+    throw new Error(`label wine 5 ${s.algorithm}: t=0 is not Feature's`);
+  s.defects.push({
+    t: 0,
+    reason: "repeats Feature · wine · 5 labels' t = 0 row (a copy in the original's file, not a Label run)",
+  });
 }
-for (const s of all.filter((x) => x.setting === 'label' && x.family === 'deep' && x.algorithm === 'SoftMatch')) {
-  s.defects.push({ t: 'all', reason: 'run with other label counts than its tag says (the original SoftMatch Label rows)' });
+for (const s of all.filter(
+  (x) => x.setting === 'label' && x.family === 'deep' && x.algorithm === 'SoftMatch',
+)) {
+  s.defects.push({
+    t: 'all',
+    reason: 'run with other label counts than its tag says (the original SoftMatch Label rows)',
+  });
 }
 
 const out = {

@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import { DATASETS, DATASET_IDS } from '../lib/data/registry.ts';
 
 export async function datasetsCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'data-dir': { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean' }, 'data-dir': { type: 'string' } },
+  });
   const rows = DATASET_IDS.map((id) => {
     const d = DATASETS[id];
     return {

@@ -9,7 +9,17 @@
  *     file is written. A torn last line (a kill mid-append) is ignored.
  */
 import {
-  accessSync, closeSync, constants, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync,
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ExecutedCell } from '../lib/suite/executor.ts';
@@ -22,24 +32,34 @@ export function checkOutPath(out: string, flag = '--out'): void {
   try {
     dirStat = statSync(dir);
   } catch {
-    throw new CliError(`${flag} ${out}: the directory ${dir} does not exist; create it first or choose another path.`);
+    throw new CliError(
+      `${flag} ${out}: the directory ${dir} does not exist; create it first or choose another path.`,
+    );
   }
   if (!dirStat.isDirectory()) throw new CliError(`${flag} ${out}: ${dir} is not a directory.`);
   if (existsSync(path) && statSync(path).isDirectory()) {
-    throw new CliError(`${flag} ${out} is a directory; give a file path such as ${join(out, 'results.json')}.`);
+    throw new CliError(
+      `${flag} ${out} is a directory; give a file path such as ${join(out, 'results.json')}.`,
+    );
   }
   try {
     accessSync(dir, constants.W_OK);
     if (existsSync(path)) accessSync(path, constants.W_OK);
   } catch {
-    throw new CliError(`${flag} ${out}: not writable (check the permissions of ${existsSync(path) ? path : dir}).`);
+    throw new CliError(
+      `${flag} ${out}: not writable (check the permissions of ${existsSync(path) ? path : dir}).`,
+    );
   }
 }
 
 function fsyncDir(dir: string): void {
   try {
     const fd = openSync(dir, 'r');
-    try { fsyncSync(fd); } finally { closeSync(fd); }
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // Some platforms cannot open a directory for fsync; the rename is still atomic there.
   }
@@ -59,7 +79,11 @@ export function writeFileAtomic(path: string, text: string): void {
   try {
     renameSync(tmp, path);
   } catch (e) {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw e;
   }
   fsyncDir(dir);
@@ -96,7 +120,10 @@ export class Journal {
    * that do not parse, or fail the check, are dropped and reported in `dropped`). Throws when the
    * journal belongs to another plan.
    */
-  read(signature: string, check: (cell: ExecutedCell) => ExecutedCell): { cells: ExecutedCell[]; dropped: number } {
+  read(
+    signature: string,
+    check: (cell: ExecutedCell) => ExecutedCell,
+  ): { cells: ExecutedCell[]; dropped: number } {
     if (!existsSync(this.path)) return { cells: [], dropped: 0 };
     const lines = readFileSync(this.path, 'utf8').split('\n');
     const header = parseHeader(lines[0]);
@@ -106,7 +133,9 @@ export class Journal {
       throw new CliError(`${this.path} is not a rac-bench journal; move it away or choose another --out.`);
     }
     if (header.signature !== signature) {
-      throw new CliError(`${this.path} holds an interrupted run of a different plan; rerun that plan to finish it, or delete the journal.`);
+      throw new CliError(
+        `${this.path} holds an interrupted run of a different plan; rerun that plan to finish it, or delete the journal.`,
+      );
     }
     const byKey = new Map<string, ExecutedCell>();
     let dropped = 0;
@@ -158,6 +187,10 @@ export class Journal {
   /** The run's file is written: the checkpoint is no longer needed. */
   remove(): void {
     this.close();
-    try { unlinkSync(this.path); } catch { /* already gone */ }
+    try {
+      unlinkSync(this.path);
+    } catch {
+      /* already gone */
+    }
   }
 }

@@ -6,7 +6,11 @@ import { CliError, required } from './args.ts';
 import { checkOutPath, writeFileAtomic } from './files.ts';
 
 export async function mergeCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { out: { type: 'string' } },
+  });
   const out = required(values, 'out');
   if (positionals.length === 0) throw new CliError('merge needs at least one result file.');
   checkOutPath(out);

@@ -20,7 +20,10 @@ export async function loadDatasetNode(id: string, dataDir?: string): Promise<Dat
 }
 
 /** The dataset and where it came from, as a record says it (`embedded:data/iris.csv`, `file:letter.pq`). */
-export async function loadDatasetNodeWithSource(id: string, dataDir?: string): Promise<{ ds: Dataset; source: string }> {
+export async function loadDatasetNodeWithSource(
+  id: string,
+  dataDir?: string,
+): Promise<{ ds: Dataset; source: string }> {
   checkDatasetId(id);
   const info = DATASETS[id as keyof typeof DATASETS];
   if (info.embedded && info.embeddedPath) {
@@ -28,7 +31,9 @@ export async function loadDatasetNodeWithSource(id: string, dataDir?: string): P
     const ds = parseCanonicalCsv(id, text, info.classNames);
     const sha256 = await canonicalSha256(ds);
     if (info.sha256 && sha256 !== info.sha256) {
-      throw new CliError(`The embedded copy of ${id} does not match its pinned SHA-256 (${sha256} vs ${info.sha256}).`);
+      throw new CliError(
+        `The embedded copy of ${id} does not match its pinned SHA-256 (${sha256} vs ${info.sha256}).`,
+      );
     }
     return { ds: { ...ds, sha256 }, source: `embedded:${info.embeddedPath}` };
   }
@@ -38,7 +43,12 @@ export async function loadDatasetNodeWithSource(id: string, dataDir?: string): P
         `--data-dir DIR holding ${id}.pq (OpenML parquet) or ${id}.csv.`,
     );
   }
-  const candidates = [`${id}.pq`, `${id}.parquet`, `dataset_${info.origin.replace(/\D+/g, '')}.pq`, `${id}.csv`];
+  const candidates = [
+    `${id}.pq`,
+    `${id}.parquet`,
+    `dataset_${info.origin.replace(/\D+/g, '')}.pq`,
+    `${id}.csv`,
+  ];
   const found = candidates.map((f) => join(dataDir, f)).find((p) => existsSync(p));
   if (!found) {
     throw new CliError(`No file for "${id}" in ${dataDir}; looked for ${candidates.join(', ')}.`);

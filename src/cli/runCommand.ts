@@ -13,7 +13,15 @@ import { applyOptionAssignments } from '../lib/suite/modelOptions.ts';
 import { presetPlan, resolvePresetId } from '../lib/suite/presets.ts';
 import { calibrate, cellCost } from '../lib/suite/costModel.ts';
 import { RunExecutor, type ExecutedCell, type Lane } from '../lib/suite/executor.ts';
-import { assertPlanSize, cellKey, defaultPlanOptions, expandPlan, shardCells, type CellSpec, type RunPlanSpec } from '../lib/suite/plan.ts';
+import {
+  assertPlanSize,
+  cellKey,
+  defaultPlanOptions,
+  expandPlan,
+  shardCells,
+  type CellSpec,
+  type RunPlanSpec,
+} from '../lib/suite/plan.ts';
 import { runCell, type CellEnv } from '../lib/suite/runCell.ts';
 import { formatDuration } from '../lib/suite/scheduler.ts';
 import type { CellResult, RunRecord } from '../lib/suite/schema.ts';
@@ -28,7 +36,9 @@ import { resolveShard } from './shard.ts';
 import { initNodeBackend, liveTensors, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from './tfNode.ts';
 import pkg from '../../package.json' with { type: 'json' };
 
-type RunFlags = Partial<Record<'dataset' | 'setting' | 'labels' | 'seeds' | 't' | 'protocol' | 'preset' | 'algorithms', string>>;
+type RunFlags = Partial<
+  Record<'dataset' | 'setting' | 'labels' | 'seeds' | 't' | 'protocol' | 'preset' | 'algorithms', string>
+>;
 
 /**
  * The plan of `rac-bench run`: `--preset <id>` (classroom | tabular-statistical, alias paper | custom)
@@ -44,7 +54,12 @@ export function planFromFlags(values: RunFlags): RunPlanSpec {
       datasets: parseNames('dataset', required(values, 'dataset'), DATASET_IDS),
       settings: parseSettings(values.setting ?? 'all'),
       labels: parseLabels(values.labels ?? '5,10'),
-      algorithms: parseNames('algorithms', values.algorithms ?? 'statistical', algorithmIds(), algorithmGroups()),
+      algorithms: parseNames(
+        'algorithms',
+        values.algorithms ?? 'statistical',
+        algorithmIds(),
+        algorithmGroups(),
+      ),
       seeds: parseSeeds(values.seeds ?? (mode === 'rsb' ? '0-4' : '0-2')),
       tIndices: parseTIndices(values.t ?? 'all'),
       mode,
@@ -54,14 +69,20 @@ export function planFromFlags(values: RunFlags): RunPlanSpec {
   }
   const base = presetPlan(presetId);
   if (values.protocol !== undefined && parseProtocol(values.protocol) !== base.mode) {
-    throw new CliError(`--preset ${values.preset} runs protocol "${base.mode}"; drop --protocol ${values.protocol} or use a custom plan (no --preset).`);
+    throw new CliError(
+      `--preset ${values.preset} runs protocol "${base.mode}"; drop --protocol ${values.protocol} or use a custom plan (no --preset).`,
+    );
   }
   return {
     ...base,
-    datasets: values.dataset !== undefined ? parseNames('dataset', values.dataset, DATASET_IDS) : base.datasets,
+    datasets:
+      values.dataset !== undefined ? parseNames('dataset', values.dataset, DATASET_IDS) : base.datasets,
     settings: values.setting !== undefined ? parseSettings(values.setting) : base.settings,
     labels: values.labels !== undefined ? parseLabels(values.labels) : base.labels,
-    algorithms: values.algorithms !== undefined ? parseNames('algorithms', values.algorithms, algorithmIds(), algorithmGroups()) : base.algorithms,
+    algorithms:
+      values.algorithms !== undefined
+        ? parseNames('algorithms', values.algorithms, algorithmIds(), algorithmGroups())
+        : base.algorithms,
     seeds: values.seeds !== undefined ? parseSeeds(values.seeds) : base.seeds,
     tIndices: values.t !== undefined ? parseTIndices(values.t) : base.tIndices,
   };
@@ -77,7 +98,14 @@ function wrapPreset(name: string) {
 
 /** The key of a record (as plan cells are keyed). */
 function resultKey(c: CellResult): string {
-  return cellKey({ dataset: c.dataset.id, setting: c.setting, labels: c.labels, algorithm: c.algorithm.name, tIndex: c.t_index, seed: c.seed });
+  return cellKey({
+    dataset: c.dataset.id,
+    setting: c.setting,
+    labels: c.labels,
+    algorithm: c.algorithm.name,
+    tIndex: c.t_index,
+    seed: c.seed,
+  });
 }
 
 interface LoadedDataset {
@@ -87,9 +115,13 @@ interface LoadedDataset {
 
 /** JSON with sorted keys: the same plan gives the same text whatever order its fields came in. */
 function canonicalJson(x: unknown): string {
-  return JSON.stringify(x, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(x, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }
 
 /** The CLI's one lane: fits run in this process (tfjs on wasm or cpu); it cannot be restarted. */
@@ -157,7 +189,11 @@ export async function runCommand(argv: string[]): Promise<number> {
   // --option lp.gamma=5 (repeatable): model options, or protocol-bound ones such as ssgmm.support.
   Object.assign(plan, applyOptionAssignments(plan, values.option ?? []));
   const out = required(values, 'out');
-  const { index: shardIndex, count: shardCount, source: shardSource } = resolveShard(values.shard, process.env, values['shard-count']);
+  const {
+    index: shardIndex,
+    count: shardCount,
+    source: shardSource,
+  } = resolveShard(values.shard, process.env, values['shard-count']);
   const wanted = parseNodeBackend(values.backend);
   assertPlanSize(plan, shardCount);
   // Before any work: a bad --out must not cost a run.
@@ -173,24 +209,44 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (typeof c?.key !== 'string' || !planKeys.has(c.key)) throw new Error('not a cell of this plan');
     const result = c.result === null ? null : parseCellResult(c.result);
     if (result && resultKey(result) !== c.key) throw new Error('record does not match its key');
-    return { key: c.key, status: result ? result.outcome.status : 'failed', result, error: c.error ?? null, attempts: c.attempts ?? 1 };
+    return {
+      key: c.key,
+      status: result ? result.outcome.status : 'failed',
+      result,
+      error: c.error ?? null,
+      attempts: c.attempts ?? 1,
+    };
   };
   const resumed = new Map<string, ExecutedCell>();
   const previous = readPreviousOut(out, signature);
-  for (const r of previous) resumed.set(resultKey(r), { key: resultKey(r), status: r.outcome.status, result: r, error: r.outcome.reason ?? null, attempts: 1 });
+  for (const r of previous)
+    resumed.set(resultKey(r), {
+      key: resultKey(r),
+      status: r.outcome.status,
+      result: r,
+      error: r.outcome.reason ?? null,
+      attempts: 1,
+    });
   const { cells: journalled, dropped } = journal.read(signature, checkCell);
   for (const c of journalled) resumed.set(c.key, c);
   if (!values.quiet && resumed.size) {
-    process.stderr.write(`Resuming: ${resumed.size} of ${cells.length} cells already done (${journal.path}${previous.length ? ` and ${out}` : ''}).\n`);
+    process.stderr.write(
+      `Resuming: ${resumed.size} of ${cells.length} cells already done (${journal.path}${previous.length ? ` and ${out}` : ''}).\n`,
+    );
   }
-  if (dropped) process.stderr.write(`${dropped} unreadable journal entr${dropped === 1 ? 'y was' : 'ies were'} dropped; those cells run again.\n`);
+  if (dropped)
+    process.stderr.write(
+      `${dropped} unreadable journal entr${dropped === 1 ? 'y was' : 'ies were'} dropped; those cells run again.\n`,
+    );
 
   const backend = await initNodeBackend(wanted);
   const adapter = nodeBackendInfo()?.adapter ?? null;
   if (!values.quiet) {
     const where = shardSource === 'default' ? '' : ` · shard ${shard} (${shardSource})`;
     const on = nodeBackendInfo()?.adapterText;
-    process.stderr.write(`Backend ${backend}${on ? ` on ${on}` : ''}${nodeBackendInfo()?.software ? ' (software adapter: slow)' : ''}${where}\n`);
+    process.stderr.write(
+      `Backend ${backend}${on ? ` on ${on}` : ''}${nodeBackendInfo()?.software ? ' (software adapter: slow)' : ''}${where}\n`,
+    );
   }
   // Every dataset is loaded before the first fit: one that cannot load stops here, with its reason.
   const datasets = new Map<string, LoadedDataset>();
@@ -223,7 +279,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     cost: (c) => cellCost(c, family, shapes),
     msPerUnit,
     validate: parseCellResult,
-    clock: { now: () => performance.now(), after: (ms, fn) => { const h = setTimeout(fn, ms); return () => clearTimeout(h); } },
+    clock: {
+      now: () => performance.now(),
+      after: (ms, fn) => {
+        const h = setTimeout(fn, ms);
+        return () => clearTimeout(h);
+      },
+    },
     signal: ac.signal,
   });
   const stop = () => {
@@ -242,9 +304,14 @@ export async function runCommand(argv: string[]): Promise<number> {
         if (values.quiet) return;
         const s = executor.snapshot();
         const own = batch[0];
-        const what = own?.result?.outcome.accuracy != null ? own.result.outcome.accuracy.toFixed(3) : own?.status ?? '';
+        const what =
+          own?.result?.outcome.accuracy != null
+            ? own.result.outcome.accuracy.toFixed(3)
+            : (own?.status ?? '');
         const pct = s.costTotal > 0 ? ((100 * s.costDone) / s.costTotal).toFixed(1) : '100.0';
-        process.stderr.write(`[${s.fitsDone}/${s.fitsTotal} fits, ${s.done}/${s.total} cells] ${pct}% of the work · ETA ${formatDuration(s.etaSeconds)} · ${own?.key ?? ''} ${what}\n`);
+        process.stderr.write(
+          `[${s.fitsDone}/${s.fitsTotal} fits, ${s.done}/${s.total} cells] ${pct}% of the work · ETA ${formatDuration(s.etaSeconds)} · ${own?.key ?? ''} ${what}\n`,
+        );
       },
       onNotice: (text) => process.stderr.write(`${text}\n`),
     });
@@ -254,7 +321,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     journal.close();
   }
   if (outcome.status !== 'done') {
-    process.stderr.write(`Stopped (${outcome.reason ?? outcome.status}); ${all.size} of ${cells.length} cells are saved in ${journal.path}. Run the same command again to resume.\n`);
+    process.stderr.write(
+      `Stopped (${outcome.reason ?? outcome.status}); ${all.size} of ${cells.length} cells are saved in ${journal.path}. Run the same command again to resume.\n`,
+    );
     return 130;
   }
   const ordered: CellResult[] = [];

@@ -50,17 +50,23 @@ function fromSlurm(env: Env): Shard | null {
   const max = integerEnv(env, 'SLURM_ARRAY_TASK_MAX');
   const count = integerEnv(env, 'SLURM_ARRAY_TASK_COUNT') ?? (max === undefined ? undefined : max - min + 1);
   if (count === undefined) {
-    throw new CliError('--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is.');
+    throw new CliError(
+      '--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is.',
+    );
   }
   if (max !== undefined && max - min + 1 !== count) {
     throw new CliError(
       `--shard auto: the Slurm array ${min}-${max} has ${count} tasks, so its ids do not number the shards ` +
-        '(strided or sparse --array). Use a contiguous range such as --array=0-' + (count - 1) + '.',
+        '(strided or sparse --array). Use a contiguous range such as --array=0-' +
+        (count - 1) +
+        '.',
     );
   }
   const index = id - min + 1;
   if (index < 1 || index > count) {
-    throw new CliError(`--shard auto: SLURM_ARRAY_TASK_ID ${id} lies outside the array ${min}..${min + count - 1}.`);
+    throw new CliError(
+      `--shard auto: SLURM_ARRAY_TASK_ID ${id} lies outside the array ${min}..${min + count - 1}.`,
+    );
   }
   return { index, count, source: 'slurm' };
 }
@@ -68,11 +74,12 @@ function fromSlurm(env: Env): Shard | null {
 function fromKubernetes(env: Env, countFlag: string | undefined): Shard | null {
   const index0 = integerEnv(env, 'JOB_COMPLETION_INDEX');
   if (index0 === undefined) return null;
-  const count = positiveCount(countFlag, '--shard-count') ?? positiveCount(env.RAC_SHARD_COUNT, 'RAC_SHARD_COUNT');
+  const count =
+    positiveCount(countFlag, '--shard-count') ?? positiveCount(env.RAC_SHARD_COUNT, 'RAC_SHARD_COUNT');
   if (count === undefined) {
     throw new CliError(
       '--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but the shard count is not: ' +
-        'pass --shard-count N or set RAC_SHARD_COUNT to the Job\'s completions.',
+        "pass --shard-count N or set RAC_SHARD_COUNT to the Job's completions.",
     );
   }
   if (index0 >= count) {

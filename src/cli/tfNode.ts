@@ -49,12 +49,16 @@ async function installDawn(): Promise<GPUAdapter> {
   const gpu = dawn.create([]);
   const nav = (globalThis as { navigator?: object }).navigator;
   if (nav) Object.defineProperty(nav, 'gpu', { value: gpu, configurable: true });
-  else Object.defineProperty(globalThis, 'navigator', { value: { gpu, userAgent: `node ${process.version}` }, configurable: true });
+  else
+    Object.defineProperty(globalThis, 'navigator', {
+      value: { gpu, userAgent: `node ${process.version}` },
+      configurable: true,
+    });
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) {
     throw new CliError(
       '--backend webgpu: Dawn found no GPU adapter. Check the GPU driver (nvidia-smi, vulkaninfo); on a machine ' +
-        'without one, point VK_ICD_FILENAMES at a software Vulkan driver such as Chromium\'s ' +
+        "without one, point VK_ICD_FILENAMES at a software Vulkan driver such as Chromium's " +
         '/usr/lib/chromium/vk_swiftshader_icd.json (slow, for tests only).',
     );
   }
@@ -64,9 +68,12 @@ async function installDawn(): Promise<GPUAdapter> {
 function describeAdapter(adapter: GPUAdapter): { info: AdapterInfo; text: string; software: boolean } {
   const i = adapter.info;
   const info: AdapterInfo = {};
-  for (const key of ['vendor', 'architecture', 'device', 'description'] as const) if (i[key]) info[key] = i[key].slice(0, 200);
+  for (const key of ['vendor', 'architecture', 'device', 'description'] as const)
+    if (i[key]) info[key] = i[key].slice(0, 200);
   const text = Object.values(info).join(' · ') || 'unknown adapter';
-  const software = /swiftshader|llvmpipe|lavapipe|software/i.test(text) || (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+  const software =
+    /swiftshader|llvmpipe|lavapipe|software/i.test(text) ||
+    (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
   return { info, text, software };
 }
 
@@ -88,7 +95,8 @@ async function start(prefer: NodeBackend): Promise<NodeBackendInfo> {
     // A GPU run must never change backend behind the user's back (PROTOCOL §10 records it): fail instead.
     const adapter = await installDawn();
     await import('@tensorflow/tfjs-backend-webgpu');
-    if (!(await tf.setBackend('webgpu'))) throw new CliError('--backend webgpu: tfjs could not start its WebGPU backend.');
+    if (!(await tf.setBackend('webgpu')))
+      throw new CliError('--backend webgpu: tfjs could not start its WebGPU backend.');
     await tf.ready();
     const { info, text, software } = describeAdapter(adapter);
     return { backend: 'webgpu', adapter: info, adapterText: text, software };

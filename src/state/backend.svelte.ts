@@ -50,7 +50,10 @@ export class BackendState {
   /** Start the probe worker with the current preference (idempotent). */
   start(): void {
     if (this.#remote) return;
-    const worker = new Worker(new URL('../../workers/probe.worker.ts', import.meta.url), { type: 'module', name: 'probe' });
+    const worker = new Worker(new URL('../../workers/probe.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'probe',
+    });
     worker.addEventListener('error', (e) => {
       this.status = 'error';
       this.error = `The probe worker failed: ${e.message || 'unknown error'}`;
@@ -87,7 +90,10 @@ export class BackendState {
     this.error = null;
     this.check = null;
     try {
-      const report = await remote.init(this.pref, proxy((r: BackendReport) => this.#changed(r)));
+      const report = await remote.init(
+        this.pref,
+        proxy((r: BackendReport) => this.#changed(r)),
+      );
       if (seq !== this.#seq) return;
       this.report = report;
       await this.#selfCheck(seq);

@@ -4,7 +4,14 @@
  * link to the picture on screen. Large type and the hidden header controls are attributes on <html>
  * that the Learn page sets while it is shown (its CSS reads them).
  */
-import { CLASSROOM_DEFAULTS, HIDE_KEYS, parseClassroomHash, withToyKeys, type ClassroomUrl, type HideKey } from '../lib/toy/classroomUrl.ts';
+import {
+  CLASSROOM_DEFAULTS,
+  HIDE_KEYS,
+  parseClassroomHash,
+  withToyKeys,
+  type ClassroomUrl,
+  type HideKey,
+} from '../lib/toy/classroomUrl.ts';
 import type { ToyShape } from '../lib/toy/generate.ts';
 import type { Setting } from '../lib/types.ts';
 
@@ -16,7 +23,9 @@ export class ClassroomState {
   toyShape = $state<ToyShape>(CLASSROOM_DEFAULTS.toyShape);
   toySetting = $state<Setting>(CLASSROOM_DEFAULTS.toySetting);
   toyT = $state(CLASSROOM_DEFAULTS.toyT);
-  hide = $state<Record<HideKey, boolean>>(Object.fromEntries(HIDE_KEYS.map((k) => [k, false])) as Record<HideKey, boolean>);
+  hide = $state<Record<HideKey, boolean>>(
+    Object.fromEntries(HIDE_KEYS.map((k) => [k, false])) as Record<HideKey, boolean>,
+  );
 
   #timer: ReturnType<typeof setTimeout> | null = null;
 

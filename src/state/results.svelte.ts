@@ -91,7 +91,8 @@ export class ResultsState {
 
   /** A finished run from the Run page (already made of validated cells). */
   showLatest(run: RunRecord): void {
-    if (this.shown?.source === 'latest' && this.shown.run.id === run.id && this.shown.run.cells === run.cells) return;
+    if (this.shown?.source === 'latest' && this.shown.run.id === run.id && this.shown.run.cells === run.cells)
+      return;
     this.shown = { run, source: 'latest', label: run.id };
   }
 
@@ -101,7 +102,10 @@ export class ResultsState {
   async loadRecord(id: string): Promise<RunRecord> {
     const store = await this.#openStore();
     const run = await store.getRun(id);
-    if (!run) throw new Error(`No run with id "${id.slice(0, 80)}" in this browser's history (it may have been deleted).`);
+    if (!run)
+      throw new Error(
+        `No run with id "${id.slice(0, 80)}" in this browser's history (it may have been deleted).`,
+      );
     // One unreadable record must not cost the whole run: it is left out, with a notice.
     const { cells, dropped } = readableCells(await store.cells(id));
     this.historyNotice = dropped.length

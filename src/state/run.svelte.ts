@@ -8,7 +8,14 @@ import { isBaselineAlgorithm } from '../lib/models/catalogue.ts';
 import type { RunPlanSpec } from '../lib/suite/plan.ts';
 import type { ProtocolMode } from '../lib/types.ts';
 import {
-  classroomPlan, customPlan, planSize, presetPlan, selectionOf, validatePlan, type CustomSelection, type PresetId,
+  classroomPlan,
+  customPlan,
+  planSize,
+  presetPlan,
+  selectionOf,
+  validatePlan,
+  type CustomSelection,
+  type PresetId,
 } from '../lib/suite/presets.ts';
 import { RunStore, type ResumableRun, type StoredCell, type StoredRun } from '../lib/suite/runStore.ts';
 import { defaultWorkerCount, type ProgressSnapshot } from '../lib/suite/scheduler.ts';
@@ -29,14 +36,16 @@ const SLICE_MS = 16;
 const panelOf = (c: CellResult) => `${c.dataset.id}|${c.setting}|${c.labels}`;
 export const MAX_WORKERS = 8;
 
-export type RunPhase = 'idle' | 'starting' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'paused' | 'error';
+export type RunPhase =
+  'idle' | 'starting' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'paused' | 'error';
 
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
 function newRunId(): string {
-  const rand = typeof crypto.randomUUID === 'function' ? crypto.randomUUID().slice(0, 8) : String(performance.now());
+  const rand =
+    typeof crypto.randomUUID === 'function' ? crypto.randomUUID().slice(0, 8) : String(performance.now());
   return `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${rand}`;
 }
 
@@ -46,7 +55,9 @@ function browserEnv(workers: number): RunEnv {
     runtime: 'browser',
     user_agent: navigator.userAgent,
     backends: [],
-    adapter: a ? { vendor: a.vendor, architecture: a.architecture, device: a.device, description: a.description } : null,
+    adapter: a
+      ? { vendor: a.vendor, architecture: a.architecture, device: a.device, description: a.description }
+      : null,
     hardware_concurrency: Math.max(1, navigator.hardwareConcurrency || workers),
   };
 }
@@ -71,13 +82,15 @@ function tryLockRun(id: string): Promise<(() => void) | null> {
   const locks = webLocks();
   if (!locks) return Promise.resolve(() => {});
   return new Promise((resolve, reject) => {
-    locks.request(runLockName(id), { ifAvailable: true }, (lock) => {
-      if (!lock) {
-        resolve(null);
-        return undefined;
-      }
-      return new Promise<void>((release) => resolve(release));
-    }).catch(reject);
+    locks
+      .request(runLockName(id), { ifAvailable: true }, (lock) => {
+        if (!lock) {
+          resolve(null);
+          return undefined;
+        }
+        return new Promise<void>((release) => resolve(release));
+      })
+      .catch(reject);
   });
 }
 
@@ -94,7 +107,9 @@ export const ELSEWHERE_TEXT = 'This run is running in another tab.';
 export class RunState {
   preset = $state<PresetId>('classroom');
   selection = $state<CustomSelection>(selectionOf(classroomPlan()));
-  workers = $state(defaultWorkerCount(typeof navigator === 'undefined' ? undefined : navigator.hardwareConcurrency));
+  workers = $state(
+    defaultWorkerCount(typeof navigator === 'undefined' ? undefined : navigator.hardwareConcurrency),
+  );
 
   phase = $state<RunPhase>('idle');
   /** The run shown (running, finished, or loaded for resume). Replaced whole. */
@@ -127,12 +142,17 @@ export class RunState {
   modelOptions = $state.raw<RunPlanSpec['modelOptions']>(undefined);
   readonly plan: RunPlanSpec = $derived(
     this.preset === 'custom'
-      ? { ...customPlan(this.selection, this.mode), ...(this.modelOptions ? { modelOptions: this.modelOptions } : {}) }
+      ? {
+          ...customPlan(this.selection, this.mode),
+          ...(this.modelOptions ? { modelOptions: this.modelOptions } : {}),
+        }
       : presetPlan(this.preset),
   );
   readonly size = $derived(planSize(this.plan, isBaselineAlgorithm));
   readonly problems = $derived(validatePlan(this.plan));
-  readonly busy = $derived(this.phase === 'starting' || this.phase === 'running' || this.phase === 'cancelling');
+  readonly busy = $derived(
+    this.phase === 'starting' || this.phase === 'running' || this.phase === 'cancelling',
+  );
 
   #store: Promise<RunStore> | null = null;
   #pool: BenchPool | null = null;
@@ -182,10 +202,13 @@ export class RunState {
     if (!locks || this.#watching.has(id)) return;
     this.#watching.add(id);
     // Waits in the lock's queue; granted (and let go at once) when the other tab releases it.
-    void locks.request(runLockName(id), async () => {}).catch(() => {}).then(() => {
-      this.#watching.delete(id);
-      void this.refreshResumable();
-    });
+    void locks
+      .request(runLockName(id), async () => {})
+      .catch(() => {})
+      .then(() => {
+        this.#watching.delete(id);
+        void this.refreshResumable();
+      });
   }
 
   async #lock(id: string): Promise<boolean> {
@@ -204,8 +227,14 @@ export class RunState {
     if (this.busy || this.problems.length) return;
     const now = new Date().toISOString();
     const run: StoredRun = {
-      id: newRunId(), plan: $state.snapshot(this.plan) as RunPlanSpec, status: 'running', created_at: now, finished_at: null,
-      env: browserEnv(this.workers), workers: this.workers, total: this.size.cells,
+      id: newRunId(),
+      plan: $state.snapshot(this.plan) as RunPlanSpec,
+      status: 'running',
+      created_at: now,
+      finished_at: null,
+      env: browserEnv(this.workers),
+      workers: this.workers,
+      total: this.size.cells,
     };
     this.#reset(run);
     try {
@@ -233,7 +262,9 @@ export class RunState {
       const cells = await store.cells(id);
       // Set in the same tick as the run, so the count shown never starts below what is saved.
       this.#reset(run, cells.length);
-      this.failures = cells.filter((c) => !c.result).map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
+      this.failures = cells
+        .filter((c) => !c.result)
+        .map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
       this.resumable = this.resumable.filter((r) => r.run.id !== id);
       // Through the slicer: a resumed run may hold every panel at once. Only records that pass
       // the schema reach the charts; the pool drops the others and runs them again.
@@ -293,7 +324,10 @@ export class RunState {
   async #execute(run: StoredRun): Promise<void> {
     const store = await this.#openStore();
     const pool = new BenchPool({
-      size: run.workers, backend: backend.pref, store, watchdog: this.#watchdog,
+      size: run.workers,
+      backend: backend.pref,
+      store,
+      watchdog: this.#watchdog,
       baseUrl: new URL('./', document.baseURI).href,
     });
     this.#pool = pool;
@@ -304,7 +338,9 @@ export class RunState {
       const outcome = await pool.run(run, {
         onStored: (cells: StoredCell[]) => {
           for (const c of cells) if (c.result) this.#pendingResults.push(c.result);
-          const missing = cells.filter((c) => !c.result).map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
+          const missing = cells
+            .filter((c) => !c.result)
+            .map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
           if (missing.length) this.failures = this.failures.concat(missing);
         },
         onWorker: (view) => this.#pendingViews.set(view.index, view),
@@ -314,7 +350,12 @@ export class RunState {
       });
       if (outcome.unavailable) this.unavailable = outcome.unavailable;
       const finishedAt = outcome.status === 'done' ? new Date().toISOString() : null;
-      const final: StoredRun = { ...run, status: outcome.status, finished_at: finishedAt, env: { ...run.env, backends: pool.backends } };
+      const final: StoredRun = {
+        ...run,
+        status: outcome.status,
+        finished_at: finishedAt,
+        env: { ...run.env, backends: pool.backends },
+      };
       await store.putRun(final);
       this.run = final;
       this.wallSeconds = (performance.now() - t0) / 1000;
@@ -397,7 +438,13 @@ export class RunState {
         // Marks the end of streaming for the bench: what follows (copying every record out) is the hook's own cost.
         performance.mark('rac-run-settled');
         await new Promise((r) => setTimeout(r, 50)); // the copy below is a task of its own, outside the window
-        return { phase: this.phase, error: this.error, wallSeconds: this.wallSeconds, workers: this.workers, results: $state.snapshot(this.results) };
+        return {
+          phase: this.phase,
+          error: this.error,
+          wallSeconds: this.wallSeconds,
+          workers: this.workers,
+          results: $state.snapshot(this.results),
+        };
       },
     };
   }

@@ -10,7 +10,9 @@ const SHOTS = 'test-results/screenshots';
 function watch(page: Page) {
   const errors: string[] = [];
   const foreign: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('request', (r) => {
     const u = new URL(r.url());
@@ -24,14 +26,20 @@ async function waitForBackend(page: Page, backend: string, timeout = 60_000) {
   try {
     await page.waitForFunction(
       (b) => window.__rac?.backendReport()?.backend === b && window.__rac.selfCheck() !== null,
-      backend, { timeout },
+      backend,
+      { timeout },
     );
   } catch (e) {
     // Say what the worker did instead (e.g. which init failed and why).
     const state = await page.evaluate(() => ({
-      status: window.__rac?.backendStatus(), report: window.__rac?.backendReport(), check: window.__rac?.selfCheck(),
+      status: window.__rac?.backendStatus(),
+      report: window.__rac?.backendReport(),
+      check: window.__rac?.selfCheck(),
     }));
-    throw new Error(`waiting for backend ${backend}: ${(e as Error).message}\nstate: ${JSON.stringify(state)}`, { cause: e });
+    throw new Error(
+      `waiting for backend ${backend}: ${(e as Error).message}\nstate: ${JSON.stringify(state)}`,
+      { cause: e },
+    );
   }
 }
 
@@ -74,7 +82,9 @@ test('loads offline-clean, picks WASM on SwiftShader and says why', async ({ pag
   expect(seen.foreign).toEqual([]);
 });
 
-test('overriding to WebGPU runs tfjs-webgpu in the worker, persists, and survives a device loss', async ({ page }) => {
+test('overriding to WebGPU runs tfjs-webgpu in the worker, persists, and survives a device loss', async ({
+  page,
+}) => {
   const seen = watch(page);
   await page.goto('/');
   await waitForBackend(page, 'wasm');
@@ -85,7 +95,12 @@ test('overriding to WebGPU runs tfjs-webgpu in the worker, persists, and survive
   // SwiftShader compiles shaders on the CPU: the first matmul takes seconds.
   await waitForBackend(page, 'webgpu', 120_000);
   const report = await page.evaluate(() => window.__rac.backendReport());
-  expect(report).toMatchObject({ backend: 'webgpu', requested: 'webgpu', reason: 'You chose WebGPU.', fallbacks: [] });
+  expect(report).toMatchObject({
+    backend: 'webgpu',
+    requested: 'webgpu',
+    reason: 'You chose WebGPU.',
+    fallbacks: [],
+  });
   const check = await page.evaluate(() => window.__rac.selfCheck());
   expect(check).toMatchObject({ backend: 'webgpu', ok: true, numTensorsBefore: 0, numTensorsAfter: 0 });
   expect(check!.maxAbsDiffVsCpu).toBeLessThan(1e-4);
@@ -115,7 +130,11 @@ for (const b of ['cpu', 'webgl'] as const) {
     const report = await page.evaluate(() => window.__rac.backendReport());
     expect(report).toMatchObject({ backend: b, requested: b, fallbacks: [] });
     expect(report!.reason).toBe(`You chose ${b === 'cpu' ? 'CPU' : 'WebGL'}.`);
-    expect(await page.evaluate(() => window.__rac.selfCheck())).toMatchObject({ backend: b, ok: true, numTensorsAfter: 0 });
+    expect(await page.evaluate(() => window.__rac.selfCheck())).toMatchObject({
+      backend: b,
+      ok: true,
+      numTensorsAfter: 0,
+    });
   });
 }
 
@@ -144,7 +163,8 @@ test('About lists dataset licences and citations', async ({ page }) => {
   // A route change starts at the top, with focus on the page content.
   expect(await page.evaluate(() => [scrollY, document.activeElement?.id])).toEqual([0, 'main']);
   const table = page.getByTestId('dataset-licences');
-  for (const name of ['Iris', 'Wine', 'Letter Recognition', 'Covertype']) await expect(table).toContainText(name);
+  for (const name of ['Iris', 'Wine', 'Letter Recognition', 'Covertype'])
+    await expect(table).toContainText(name);
   await expect(table).toContainText('CC BY 4.0');
   await expect(table).toContainText('https://doi.org/10.24432/C56C76');
   await expect(page.getByTestId('software-licences')).toContainText('TensorFlow.js');
@@ -166,10 +186,14 @@ test('keyboard reaches the main controls', async ({ page }) => {
   const reached: string[] = [];
   for (let i = 0; i < 12; i++) {
     await page.keyboard.press('Tab');
-    reached.push(await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('data-testid') ?? el.textContent?.trim()}` : '';
-    }));
+    reached.push(
+      await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        return el
+          ? `${el.tagName.toLowerCase()}:${el.getAttribute('data-testid') ?? el.textContent?.trim()}`
+          : '';
+      }),
+    );
   }
   expect(reached).toContain('a:Skip to content');
   for (const name of ['Home', 'Run', 'Results', 'Learn', 'About']) expect(reached).toContain(`a:${name}`);
@@ -178,7 +202,9 @@ test('keyboard reaches the main controls', async ({ page }) => {
   await page.getByTestId('device-badge').focus();
   await page.keyboard.press('Enter');
   await page.keyboard.press('Tab');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('backend-picker');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+    'backend-picker',
+  );
   // The focus ring is visible (an outline, not 'none').
   expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
   await page.keyboard.press('Escape');
@@ -190,7 +216,8 @@ test.describe('phone viewport', () => {
   test('renders at 375px without horizontal scroll', async ({ page }) => {
     await page.goto('/');
     await waitForBackend(page, 'wasm');
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(await overflow()).toBe(0);
     await page.screenshot({ path: `${SHOTS}/phone.png`, fullPage: true });
     await page.getByTestId('device-badge').click();

@@ -9,7 +9,9 @@ const SHOTS = 'test-results/screenshots';
 
 function watchErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
 }
@@ -21,15 +23,22 @@ async function regionsFor(page: Page, t: number) {
   await expect(plot).toHaveAttribute('data-stale', 'false');
 }
 
-const canvasPixels = (page: Page) => page.getByTestId('toy-canvas').evaluate((c: HTMLCanvasElement) => {
-  const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-  return Array.from(d);
-});
+const canvasPixels = (page: Page) =>
+  page.getByTestId('toy-canvas').evaluate((c: HTMLCanvasElement) => {
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    return Array.from(d);
+  });
 
-const unlabeledTransforms = (page: Page) => page.locator('[data-testid=toy-overlay] g.unlabeled path')
-  .evaluateAll((ps) => ps.map((p) => `${p.getAttribute('transform')}|${p.getAttribute('data-kind')}`).sort());
+const unlabeledTransforms = (page: Page) =>
+  page
+    .locator('[data-testid=toy-overlay] g.unlabeled path')
+    .evaluateAll((ps) =>
+      ps.map((p) => `${p.getAttribute('transform')}|${p.getAttribute('data-kind')}`).sort(),
+    );
 
-test('#classroom: large type, the guided demo, and a slider that moves points and regions', async ({ page }) => {
+test('#classroom: large type, the guided demo, and a slider that moves points and regions', async ({
+  page,
+}) => {
   const errors = watchErrors(page);
   await page.setViewportSize({ width: 1366, height: 900 });
   await page.goto('/#classroom');
@@ -52,7 +61,9 @@ test('#classroom: large type, the guided demo, and a slider that moves points an
   await page.keyboard.press('End');
   await expect(page.getByTestId('toy-t')).toHaveText('1.00');
   await regionsFor(page, 1);
-  console.log(`toy worker: LP fit + 64×64 grid took ${await page.getByTestId('toy-plot').getAttribute('data-worker-ms')} ms at t = 1 (distribution)`);
+  console.log(
+    `toy worker: LP fit + 64×64 grid took ${await page.getByTestId('toy-plot').getAttribute('data-worker-ms')} ms at t = 1 (distribution)`,
+  );
   const after = { px: await canvasPixels(page), pts: await unlabeledTransforms(page) };
   expect(after.pts).not.toEqual(before.pts);
   const changedPx = after.px.filter((v, i) => v !== before.px[i]).length;
@@ -89,7 +100,8 @@ test('#classroom: large type, the guided demo, and a slider that moves points an
 
 test('hide keys hide the controls, and toy_seed reproduces the picture', async ({ page, browser }) => {
   const errors = watchErrors(page);
-  const url = '/#classroom?setting_hide=1&slider_hide=1&seed_hide=1&shape_hide=1&backend_hide=1&nav_hide=1&toy_seed=7&toy_setting=feature&toy_t=0.6';
+  const url =
+    '/#classroom?setting_hide=1&slider_hide=1&seed_hide=1&shape_hide=1&backend_hide=1&nav_hide=1&toy_seed=7&toy_setting=feature&toy_t=0.6';
   await page.goto(url);
   await regionsFor(page, 0.6);
   await expect(page.getByTestId('toy-settings')).toHaveCount(0);
@@ -125,7 +137,12 @@ test('hide keys hide the controls, and toy_seed reproduces the picture', async (
 });
 
 test('works on a 375 px phone', async ({ browser }) => {
-  const ctx = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const ctx = await browser.newContext({
+    viewport: { width: 375, height: 812 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await ctx.newPage();
   const errors = watchErrors(page);
   await page.goto('/#classroom');

@@ -18,11 +18,15 @@ async function watchCsp(page: Page): Promise<string[]> {
   page.on('console', (m) => {
     if (/Content Security Policy|Refused to/i.test(m.text())) seen.push(`console: ${m.text()}`);
   });
-  page.on('pageerror', (e) => { if (/Content Security Policy|Refused to/i.test(e.message)) seen.push(`pageerror: ${e.message}`); });
+  page.on('pageerror', (e) => {
+    if (/Content Security Policy|Refused to/i.test(e.message)) seen.push(`pageerror: ${e.message}`);
+  });
   await page.exposeFunction('__cspViolation', (v: string) => seen.push(`event: ${v}`));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { __cspViolation: (v: string) => void }).__cspViolation(`${e.violatedDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`);
+      (window as unknown as { __cspViolation: (v: string) => void }).__cspViolation(
+        `${e.violatedDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`,
+      );
     });
   });
   return seen;
@@ -45,20 +49,32 @@ async function runBackends(page: Page): Promise<string[]> {
   });
 }
 
-test('the built site sends the policy: meta tag, headers on the page and on worker scripts, dist/_headers', async ({ page }) => {
+test('the built site sends the policy: meta tag, headers on the page and on worker scripts, dist/_headers', async ({
+  page,
+}) => {
   const workerHeaders: string[] = [];
-  page.on('response', (r) => { if (/\.worker-.*\.js$|worker.*\.js$/.test(r.url())) workerHeaders.push(r.headers()['content-security-policy'] ?? ''); });
+  page.on('response', (r) => {
+    if (/\.worker-.*\.js$|worker.*\.js$/.test(r.url()))
+      workerHeaders.push(r.headers()['content-security-policy'] ?? '');
+  });
   const res = await page.goto('/#/run');
   expect(res?.headers()['content-security-policy']).toBe(CSP_HEADER);
-  await expect(page.locator('meta[http-equiv="Content-Security-Policy"]')).toHaveAttribute('content', CSP_META);
+  await expect(page.locator('meta[http-equiv="Content-Security-Policy"]')).toHaveAttribute(
+    'content',
+    CSP_META,
+  );
   await expect(page.getByTestId('device-badge')).toBeVisible();
   await expect.poll(() => workerHeaders.length).toBeGreaterThan(0);
   expect(new Set(workerHeaders)).toEqual(new Set([CSP_HEADER]));
-  const outDir = process.env.E2E_OUT_DIR ?? (Number(process.env.E2E_PORT ?? 4173) === 4173 ? 'dist' : `.cache/dist-${process.env.E2E_PORT}`);
+  const outDir =
+    process.env.E2E_OUT_DIR ??
+    (Number(process.env.E2E_PORT ?? 4173) === 4173 ? 'dist' : `.cache/dist-${process.env.E2E_PORT}`);
   expect(readFileSync(`${outDir}/_headers`, 'utf8')).toContain(`Content-Security-Policy: ${CSP_HEADER}`);
 });
 
-test('the policy is enforced and the watcher sees it: an injected inline script is refused and reported', async ({ page }) => {
+test('the policy is enforced and the watcher sees it: an injected inline script is refused and reported', async ({
+  page,
+}) => {
   const violations = await watchCsp(page);
   await page.goto('/#/about');
   const ran = await page.evaluate(() => {
@@ -71,7 +87,10 @@ test('the policy is enforced and the watcher sees it: an injected inline script 
   await expect.poll(() => violations.some((v) => v.startsWith('event: script-src'))).toBe(true);
 });
 
-test('no CSP violation during a full classroom run, the toy, share, import and a CSV import', async ({ page, context }) => {
+test('no CSP violation during a full classroom run, the toy, share, import and a CSV import', async ({
+  page,
+  context,
+}) => {
   await offline(context);
   const violations = await watchCsp(page);
   await page.goto('/#/run');

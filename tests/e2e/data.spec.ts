@@ -39,12 +39,19 @@ test('iris loads from the embedded copy with its pinned hash', async ({ page, co
   await expect(result).toContainText('Loaded 150 × 4 from the site');
   expect(outside).toEqual([]);
   await page.getByTestId('dataset-row-iris').screenshot({ path: 'test-results/data-dataset-row-iris.png' });
-  await page.getByRole('region', { name: 'Datasets' }).screenshot({ path: 'test-results/data-dataset-list.png' });
+  await page
+    .getByRole('region', { name: 'Datasets' })
+    .screenshot({ path: 'test-results/data-dataset-list.png' });
 });
 
-test('letter downloads through the routed OpenML URL, then loads offline from IndexedDB, then is deleted', async ({ page, context }) => {
+test('letter downloads through the routed OpenML URL, then loads offline from IndexedDB, then is deleted', async ({
+  page,
+  context,
+}) => {
   const outside = await offline(context);
-  await context.route(LETTER_URL, (route) => route.fulfill({ status: 200, headers: HEADERS, body: LETTER_PQ }));
+  await context.route(LETTER_URL, (route) =>
+    route.fulfill({ status: 200, headers: HEADERS, body: LETTER_PQ }),
+  );
   await openHome(page);
   await expect(page.getByTestId('dataset-status-letter')).toHaveText('not downloaded');
   const t0 = Date.now();
@@ -55,7 +62,9 @@ test('letter downloads through the routed OpenML URL, then loads offline from In
   await expect(result).toHaveAttribute('data-sha256', LETTER_SHA);
   await expect(result).toContainText('Loaded 20,000 × 16 from data.openml.org');
   const timings = JSON.parse((await result.getAttribute('data-timings')) ?? '{}');
-  console.log(`letter from routed fixture (${LETTER_PQ.length} B): ms ${JSON.stringify(timings)}, click-to-done ${wall} ms`);
+  console.log(
+    `letter from routed fixture (${LETTER_PQ.length} B): ms ${JSON.stringify(timings)}, click-to-done ${wall} ms`,
+  );
   // 20 000 × 16 float32 + 20 000 int32 = 1 360 000 B.
   await expect(page.getByTestId('dataset-status-letter')).toHaveText('cached (1.3 MiB)');
 
@@ -68,7 +77,9 @@ test('letter downloads through the routed OpenML URL, then loads offline from In
   await page.getByTestId('dataset-load-letter').click();
   await expect(result).toHaveAttribute('data-origin', 'cache');
   const cacheTimings = JSON.parse((await result.getAttribute('data-timings')) ?? '{}');
-  console.log(`letter from IndexedDB: ms ${JSON.stringify(cacheTimings)}, click-to-done ${Date.now() - t1} ms`);
+  console.log(
+    `letter from IndexedDB: ms ${JSON.stringify(cacheTimings)}, click-to-done ${Date.now() - t1} ms`,
+  );
   await expect(result).toHaveAttribute('data-sha256', LETTER_SHA);
   expect(outside).toEqual([]);
 
@@ -86,7 +97,11 @@ test('a body cut off midway shows a clear error, and Retry then succeeds', async
   let cut = true;
   await context.route(LETTER_URL, (route) =>
     cut
-      ? route.fulfill({ status: 200, headers: { ...HEADERS, 'content-length': String(LETTER_PQ.length) }, body: LETTER_PQ.subarray(0, 60_000) })
+      ? route.fulfill({
+          status: 200,
+          headers: { ...HEADERS, 'content-length': String(LETTER_PQ.length) },
+          body: LETTER_PQ.subarray(0, 60_000),
+        })
       : route.fulfill({ status: 200, headers: HEADERS, body: LETTER_PQ }),
   );
   await openHome(page);

@@ -14,7 +14,13 @@ const ROOT = process.cwd();
 // on this 2-core machine, so the browser checks a subset that covers every code path that differs
 // between methods (hard / soft / stateful targets, both optimisers, both quirks); cpu and wasm
 // check all 24 runs under vitest.
-const RUNS = ['fixmatch/rsb/rsb', 'softmatch/rsb/rsb', 'flexmatch/readme/fixed', 'ict/rsb/fixed', 'meanteacher/readme/fixed'];
+const RUNS = [
+  'fixmatch/rsb/rsb',
+  'softmatch/rsb/rsb',
+  'flexmatch/readme/fixed',
+  'ict/rsb/fixed',
+  'meanteacher/readme/fixed',
+];
 const TOL = 1e-4;
 let bundle = '';
 
@@ -23,10 +29,19 @@ test.beforeAll(async () => {
   const { build } = await import('vite');
   const outDir = join(ROOT, '.cache', `deep-parity-${process.env.E2E_PORT ?? 4173}`);
   await build({
-    configFile: false, root: ROOT, logLevel: 'warn',
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
     build: {
-      outDir, emptyOutDir: true, minify: false,
-      lib: { entry: join(ROOT, 'tests/e2e/deepParity.entry.ts'), formats: ['iife'], name: 'deepParityBundle', fileName: () => 'deep-parity.js' },
+      outDir,
+      emptyOutDir: true,
+      minify: false,
+      lib: {
+        entry: join(ROOT, 'tests/e2e/deepParity.entry.ts'),
+        formats: ['iife'],
+        name: 'deepParityBundle',
+        fileName: () => 'deep-parity.js',
+      },
     },
   });
   bundle = readFileSync(join(outDir, 'deep-parity.js'), 'utf8');
@@ -37,23 +52,46 @@ test('deep parity with PyTorch on webgpu (SwiftShader) in Chromium', async ({ pa
   await page.route('**/__deep-parity/**', (route) => {
     const url = route.request().url();
     if (url.endsWith('.js')) return route.fulfill({ contentType: 'text/javascript', body: bundle });
-    return route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,"><script src="/__deep-parity/bundle.js"></script>' });
+    return route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><link rel="icon" href="data:,"><script src="/__deep-parity/bundle.js"></script>',
+    });
   });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto('/__deep-parity/index.html');
-  await page.waitForFunction(() => typeof (window as unknown as { deepParity?: unknown }).deepParity === 'function');
+  await page.waitForFunction(
+    () => typeof (window as unknown as { deepParity?: unknown }).deepParity === 'function',
+  );
   const fx = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/deep/parity.json'), 'utf8'));
-  const res = await page.evaluate(async (f) => {
-    const w = window as unknown as { deepParity: (fx: unknown, b: string, runs: string[]) => Promise<{ backend: string; leaked: number; adapter: string | null; errors: Record<string, number>; mismatches: string[] }> };
-    return w.deepParity(f.fx, 'webgpu', f.runs);
-  }, { fx, runs: RUNS });
+  const res = await page.evaluate(
+    async (f) => {
+      const w = window as unknown as {
+        deepParity: (
+          fx: unknown,
+          b: string,
+          runs: string[],
+        ) => Promise<{
+          backend: string;
+          leaked: number;
+          adapter: string | null;
+          errors: Record<string, number>;
+          mismatches: string[];
+        }>;
+      };
+      return w.deepParity(f.fx, 'webgpu', f.runs);
+    },
+    { fx, runs: RUNS },
+  );
   expect(errors).toEqual([]);
   expect(res.backend).toBe('webgpu');
   expect(res.mismatches).toEqual([]);
   const worst = Object.entries(res.errors).sort((a, b) => b[1] - a[1]);
   console.log(`webgpu (${res.adapter}) worst errors: ${JSON.stringify(worst.slice(0, 3))}`);
-  expect(worst.filter(([, e]) => !(e <= TOL)), `worst: ${JSON.stringify(worst.slice(0, 5))}`).toEqual([]);
+  expect(
+    worst.filter(([, e]) => !(e <= TOL)),
+    `worst: ${JSON.stringify(worst.slice(0, 5))}`,
+  ).toEqual([]);
   expect(Object.keys(res.errors).length).toBe(2 + RUNS.length * 8);
   expect(res.leaked).toBe(0);
 });

@@ -7,11 +7,30 @@ import '@tensorflow/tfjs-backend-webgpu';
 import { checkParity, type ParityFixture } from '../unit/models/deep/parityCheck.ts';
 
 /** `runs`: 'method/mode/quirks' keys to check (all when omitted). */
-(globalThis as unknown as { deepParity: unknown }).deepParity = async (fx: ParityFixture, backend: string, runs?: string[]) => {
+(globalThis as unknown as { deepParity: unknown }).deepParity = async (
+  fx: ParityFixture,
+  backend: string,
+  runs?: string[],
+) => {
   if (!(await tf.setBackend(backend))) throw new Error(`tf.setBackend('${backend}') failed.`);
   await tf.ready();
   const before = tf.memory().numTensors;
-  const res = await checkParity(fx, runs ? (r) => runs.includes(`${r.method}/${r.mode}/${r.quirks}`) : undefined);
-  const adapter = backend === 'webgpu' ? await (navigator as unknown as { gpu: { requestAdapter(): Promise<{ info?: { architecture?: string } } | null> } }).gpu.requestAdapter() : null;
-  return { backend: tf.getBackend(), leaked: tf.memory().numTensors - before, adapter: adapter?.info?.architecture ?? null, ...res };
+  const res = await checkParity(
+    fx,
+    runs ? (r) => runs.includes(`${r.method}/${r.mode}/${r.quirks}`) : undefined,
+  );
+  const adapter =
+    backend === 'webgpu'
+      ? await (
+          navigator as unknown as {
+            gpu: { requestAdapter(): Promise<{ info?: { architecture?: string } } | null> };
+          }
+        ).gpu.requestAdapter()
+      : null;
+  return {
+    backend: tf.getBackend(),
+    leaked: tf.memory().numTensors - before,
+    adapter: adapter?.info?.architecture ?? null,
+    ...res,
+  };
 };

@@ -24,33 +24,63 @@ test('no main-thread long task while the classroom preset streams into the live 
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) w.__lt.tasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
-    type Script = { invoker: string; sourceFunctionName: string; duration: number; forcedStyleAndLayoutDuration: number };
+    type Script = {
+      invoker: string;
+      sourceFunctionName: string;
+      duration: number;
+      forcedStyleAndLayoutDuration: number;
+    };
     try {
       new PerformanceObserver((list) => {
-        for (const e of list.getEntries() as (PerformanceEntry & { scripts: Script[]; renderStart: number; styleAndLayoutStart: number })[]) {
-          const scripts = [...e.scripts].sort((a, b) => b.duration - a.duration).slice(0, 3)
-            .map((s) => `${s.invoker}${s.sourceFunctionName ? `:${s.sourceFunctionName}` : ''} ${Math.round(s.duration)}ms (layout ${Math.round(s.forcedStyleAndLayoutDuration)})`);
-          scripts.push(`render ${Math.round(e.startTime + e.duration - (e.renderStart || e.startTime + e.duration))}ms`);
+        for (const e of list.getEntries() as (PerformanceEntry & {
+          scripts: Script[];
+          renderStart: number;
+          styleAndLayoutStart: number;
+        })[]) {
+          const scripts = [...e.scripts]
+            .sort((a, b) => b.duration - a.duration)
+            .slice(0, 3)
+            .map(
+              (s) =>
+                `${s.invoker}${s.sourceFunctionName ? `:${s.sourceFunctionName}` : ''} ${Math.round(s.duration)}ms (layout ${Math.round(s.forcedStyleAndLayoutDuration)})`,
+            );
+          scripts.push(
+            `render ${Math.round(e.startTime + e.duration - (e.renderStart || e.startTime + e.duration))}ms`,
+          );
           w.__lt.frames.push({ start: e.startTime, duration: e.duration, scripts });
         }
       }).observe({ type: 'long-animation-frame', buffered: true });
-    } catch { /* no LoAF in this browser: the attribution is left out */ }
+    } catch {
+      /* no LoAF in this browser: the attribution is left out */
+    }
     // Phase marks from the DOM itself, so the test's polling cannot blur them.
     new MutationObserver(() => {
       const p = document.querySelector('[data-testid="run-progress"]');
       const ph = document.querySelector('[data-testid="run-phase"]');
-      if (w.__lt.firstProgress === null && p && Number(p.getAttribute('data-done')) > 0) w.__lt.firstProgress = performance.now();
-      if (w.__lt.runEnd === null && ph?.getAttribute('data-phase') === 'done') w.__lt.runEnd = performance.now();
-    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-done', 'data-phase'] });
+      if (w.__lt.firstProgress === null && p && Number(p.getAttribute('data-done')) > 0)
+        w.__lt.firstProgress = performance.now();
+      if (w.__lt.runEnd === null && ph?.getAttribute('data-phase') === 'done')
+        w.__lt.runEnd = performance.now();
+    }).observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-done', 'data-phase'],
+    });
   });
   await page.goto('/#/run');
   await expect(page.getByTestId('run-preset')).toHaveValue('classroom');
-  await page.evaluate(() => { (window as unknown as { __lt: Timeline }).__lt.startClick = performance.now(); });
+  await page.evaluate(() => {
+    (window as unknown as { __lt: Timeline }).__lt.startClick = performance.now();
+  });
   const t0 = Date.now();
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('results-view')).toBeVisible();
   // Waits on the page's own mark, polled once a second: the test's polling adds main-thread work too.
-  await page.waitForFunction(() => (window as unknown as { __lt: Timeline }).__lt.runEnd !== null, null, { polling: 1000, timeout: 170_000 });
+  await page.waitForFunction(() => (window as unknown as { __lt: Timeline }).__lt.runEnd !== null, null, {
+    polling: 1000,
+    timeout: 170_000,
+  });
   const wall = (Date.now() - t0) / 1000;
   await expect(page.getByTestId('run-progress')).toHaveAttribute('data-done', String(CLASSROOM_CELLS));
   // Let the last flush and chart draws land before reading the observer.
@@ -60,12 +90,24 @@ test('no main-thread long task while the classroom preset streams into the live 
   expect(lt.runEnd).not.toBeNull();
 
   const phase = (t: { start: number }) =>
-    t.start < lt.startClick! ? 'load' : t.start < lt.firstProgress! ? 'start' : t.start <= lt.runEnd! ? 'streaming' : 'after';
+    t.start < lt.startClick!
+      ? 'load'
+      : t.start < lt.firstProgress!
+        ? 'start'
+        : t.start <= lt.runEnd!
+          ? 'streaming'
+          : 'after';
   const byPhase: Record<string, number[]> = { load: [], start: [], streaming: [], after: [] };
   for (const t of lt.tasks) byPhase[phase(t)].push(Math.round(t.duration));
-  console.log(`classroom preset wall ${wall.toFixed(1)} s; streaming ${((lt.runEnd! - lt.firstProgress!) / 1000).toFixed(1)} s; ` +
-    `long tasks > 50 ms: ${Object.entries(byPhase).map(([k, v]) => `${k} ${v.length} [${v.join(', ')}]`).join('; ')}`);
-  for (const f of lt.frames) if (phase(f) === 'streaming' && f.duration > 50) console.log(`  frame ${Math.round(f.duration)} ms: ${f.scripts.join('; ')}`);
+  console.log(
+    `classroom preset wall ${wall.toFixed(1)} s; streaming ${((lt.runEnd! - lt.firstProgress!) / 1000).toFixed(1)} s; ` +
+      `long tasks > 50 ms: ${Object.entries(byPhase)
+        .map(([k, v]) => `${k} ${v.length} [${v.join(', ')}]`)
+        .join('; ')}`,
+  );
+  for (const f of lt.frames)
+    if (phase(f) === 'streaming' && f.duration > 50)
+      console.log(`  frame ${Math.round(f.duration)} ms: ${f.scripts.join('; ')}`);
   // The live charts are all drawn by the end.
   await expect(page.locator('[data-testid="panel-grid"] figure svg')).toHaveCount(12);
   // Target: none (LONGTASKS_STRICT=1 asserts it). Measured on this shared 2-core machine (load

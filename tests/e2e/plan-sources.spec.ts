@@ -22,7 +22,8 @@ test('a CSV imported on the Data page runs through all three settings on the Run
   const only = async (g: string, keep: string[]) => {
     for (const box of await group(g).getByRole('checkbox').all()) {
       const v = await box.getAttribute('value');
-      if (keep.includes(v!)) await box.check(); else await box.uncheck();
+      if (keep.includes(v!)) await box.check();
+      else await box.uncheck();
     }
   };
   await expect(group('datasets').getByLabel(/My Iris/)).toBeVisible();
@@ -44,12 +45,19 @@ test('a CSV imported on the Data page runs through all three settings on the Run
   expect(errors).toEqual([]);
 });
 
-test('a "Re-run this plan" link fills the planner and says what the browser runner will not take over', async ({ page }) => {
-  await page.goto('/#/run?v=1&preset=custom&ds=iris&set=feature&labels=10&alg=lp,ls&seeds=0-1&t=0,1&mode=readme&quirks=fixed');
+test('a "Re-run this plan" link fills the planner and says what the browser runner will not take over', async ({
+  page,
+}) => {
+  await page.goto(
+    '/#/run?v=1&preset=custom&ds=iris&set=feature&labels=10&alg=lp,ls&seeds=0-1&t=0,1&mode=readme&quirks=fixed',
+  );
   await expect(page.getByTestId('run-linked-plan')).toContainText('(8 results)');
   await expect(page.getByTestId('run-preset')).toHaveValue('custom');
-  const checked = async (g: string) => page.getByTestId('run-custom').locator(`[data-group="${g}"] input:checked`)
-    .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+  const checked = async (g: string) =>
+    page
+      .getByTestId('run-custom')
+      .locator(`[data-group="${g}"] input:checked`)
+      .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
   expect(await checked('datasets')).toEqual(['iris']);
   expect(await checked('settings')).toEqual(['feature']);
   expect(await checked('algorithms')).toEqual(['lp', 'ls']);

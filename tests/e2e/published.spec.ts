@@ -18,13 +18,23 @@ test('overlay and reproduction badge per panel', async ({ page }) => {
   await expect(page.getByTestId('reproduced-badge')).toHaveCount(0);
 
   await page.getByTestId('published-toggle').check();
-  const feature = grid.locator('figure').filter({ has: page.locator('svg[aria-label*="wine · feature · 5 labels"]') });
-  const label = grid.locator('figure').filter({ has: page.locator('svg[aria-label*="wine · label · 5 labels"]') });
+  const feature = grid
+    .locator('figure')
+    .filter({ has: page.locator('svg[aria-label*="wine · feature · 5 labels"]') });
+  const label = grid
+    .locator('figure')
+    .filter({ has: page.locator('svg[aria-label*="wine · label · 5 labels"]') });
   // One thin grey dashed line and one band per shown algorithm with a published series.
   await expect(feature.locator('.published path.published-line')).toHaveCount(2);
   await expect(feature.locator('.published path.published-band')).toHaveCount(2);
-  await expect(feature.locator('.published path.published-line').first()).toHaveAttribute('stroke-dasharray', '3 3');
-  await expect(feature.locator('.published path.published-line').first()).toHaveAttribute('stroke-width', '1');
+  await expect(feature.locator('.published path.published-line').first()).toHaveAttribute(
+    'stroke-dasharray',
+    '3 3',
+  );
+  await expect(feature.locator('.published path.published-line').first()).toHaveAttribute(
+    'stroke-width',
+    '1',
+  );
 
   // wine · feature · 5: every point of both algorithms is the published one.
   const fb = feature.getByTestId('reproduced-badge');

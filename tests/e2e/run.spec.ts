@@ -7,13 +7,21 @@ const CLASSROOM_CURVES = 48;
 
 async function progress(page: Page): Promise<{ done: number; total: number; failed: number }> {
   const el = page.getByTestId('run-progress');
-  const [done, total, failed] = await Promise.all(['data-done', 'data-total', 'data-failed'].map((a) => el.getAttribute(a)));
+  const [done, total, failed] = await Promise.all(
+    ['data-done', 'data-total', 'data-failed'].map((a) => el.getAttribute(a)),
+  );
   return { done: Number(done), total: Number(total), failed: Number(failed) };
 }
 
 /** Every stored cell of the newest run, read straight from IndexedDB. */
 async function storedCells(page: Page): Promise<{
-  runId: string; status: string; keys: string[]; statuses: string[]; msPerAlgorithm: Record<string, number>; backends: string[]; errors: string[];
+  runId: string;
+  status: string;
+  keys: string[];
+  statuses: string[];
+  msPerAlgorithm: Record<string, number>;
+  backends: string[];
+  errors: string[];
 }> {
   return page.evaluate(async () => {
     const db: IDBDatabase = await new Promise((res, rej) => {
@@ -21,15 +29,25 @@ async function storedCells(page: Page): Promise<{
       r.onsuccess = () => res(r.result);
       r.onerror = () => rej(r.error);
     });
-    const all = <T,>(store: string): Promise<T[]> => new Promise((res, rej) => {
-      const r = db.transaction(store).objectStore(store).getAll();
-      r.onsuccess = () => res(r.result as T[]);
-      r.onerror = () => rej(r.error);
-    });
+    const all = <T>(store: string): Promise<T[]> =>
+      new Promise((res, rej) => {
+        const r = db.transaction(store).objectStore(store).getAll();
+        r.onsuccess = () => res(r.result as T[]);
+        r.onerror = () => rej(r.error);
+      });
     const runs = await all<{ id: string; status: string; created_at: string }>('runs');
     runs.sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
-    type Cell = { runId: string; key: string; status: string; error: string | null;
-      result: { algorithm: { name: string }; timing: { fit_ms: number; predict_ms: number }; env: { backend: string } } | null };
+    type Cell = {
+      runId: string;
+      key: string;
+      status: string;
+      error: string | null;
+      result: {
+        algorithm: { name: string };
+        timing: { fit_ms: number; predict_ms: number };
+        env: { backend: string };
+      } | null;
+    };
     const cells = (await all<Cell>('cells')).filter((c) => c.runId === runs[0].id);
     db.close();
     const msPerAlgorithm: Record<string, number> = {};
@@ -38,14 +56,25 @@ async function storedCells(page: Page): Promise<{
       if (!c.result) continue;
       backends.add(c.result.env.backend);
       const a = c.result.algorithm.name;
-      msPerAlgorithm[a] = Math.round((msPerAlgorithm[a] ?? 0) + c.result.timing.fit_ms + c.result.timing.predict_ms);
+      msPerAlgorithm[a] = Math.round(
+        (msPerAlgorithm[a] ?? 0) + c.result.timing.fit_ms + c.result.timing.predict_ms,
+      );
     }
-    return { runId: runs[0].id, status: runs[0].status, keys: cells.map((c) => c.key), statuses: cells.map((c) => c.status),
-      msPerAlgorithm, backends: [...backends], errors: cells.flatMap((c) => (c.error ? [`${c.key}: ${c.error}`] : [])) };
+    return {
+      runId: runs[0].id,
+      status: runs[0].status,
+      keys: cells.map((c) => c.key),
+      statuses: cells.map((c) => c.status),
+      msPerAlgorithm,
+      backends: [...backends],
+      errors: cells.flatMap((c) => (c.error ? [`${c.key}: ${c.error}`] : [])),
+    };
   });
 }
 
-test('classroom preset runs end to end from the Start button and fills the results table', async ({ page }) => {
+test('classroom preset runs end to end from the Start button and fills the results table', async ({
+  page,
+}) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto('/#/run');
@@ -58,7 +87,9 @@ test('classroom preset runs end to end from the Start button and fills the resul
   const p = await progress(page);
   expect(p).toEqual({ done: CLASSROOM_CELLS, total: CLASSROOM_CELLS, failed: 0 });
   const inPage = Number(await page.getByTestId('run-wall').getAttribute('data-seconds'));
-  console.log(`classroom preset: ${CLASSROOM_CELLS} cells, wall ${(wallMs / 1000).toFixed(1)} s (in-page ${inPage.toFixed(1)} s)`);
+  console.log(
+    `classroom preset: ${CLASSROOM_CELLS} cells, wall ${(wallMs / 1000).toFixed(1)} s (in-page ${inPage.toFixed(1)} s)`,
+  );
 
   // The live charts are the default view; the plain per-t table is one click away.
   await expect(page.getByTestId('results-view')).toBeVisible();
@@ -67,7 +98,9 @@ test('classroom preset runs end to end from the Start button and fills the resul
   await expect(table).toHaveAttribute('data-rows', String(CLASSROOM_CURVES));
   await expect(table).toHaveAttribute('data-cells', String(CLASSROOM_CELLS));
   // Every curve has an accuracy at every t, and accuracies are proportions of a test set.
-  const means = await page.locator('[data-testid="results-row"] td[data-t]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-mean')));
+  const means = await page
+    .locator('[data-testid="results-row"] td[data-t]')
+    .evaluateAll((tds) => tds.map((td) => td.getAttribute('data-mean')));
   expect(means.length).toBe(CLASSROOM_CURVES * 6);
   for (const m of means) {
     expect(m).not.toBe('');
@@ -80,7 +113,9 @@ test('classroom preset runs end to end from the Start button and fills the resul
   expect(new Set(xgbMeans).size).toBe(1);
 
   const stored = await storedCells(page);
-  console.log(`fit+predict ms per algorithm (summed over cells, ${stored.backends.join('/')}): ${JSON.stringify(stored.msPerAlgorithm)}`);
+  console.log(
+    `fit+predict ms per algorithm (summed over cells, ${stored.backends.join('/')}): ${JSON.stringify(stored.msPerAlgorithm)}`,
+  );
   expect(stored.status).toBe('done');
   expect(stored.keys.length).toBe(CLASSROOM_CELLS);
   expect(new Set(stored.keys).size).toBe(CLASSROOM_CELLS);
@@ -98,7 +133,9 @@ test('a reload mid-run offers Resume; the resumed run completes with every key o
   await page.goto('/#/run');
   await page.getByTestId('run-start').click();
   // Let part of the run land in IndexedDB, then reload while cells are in flight.
-  await expect.poll(async () => (await progress(page)).done, { timeout: 120_000 }).toBeGreaterThanOrEqual(100);
+  await expect
+    .poll(async () => (await progress(page)).done, { timeout: 120_000 })
+    .toBeGreaterThanOrEqual(100);
   const before = (await progress(page)).done;
   expect(before).toBeLessThan(CLASSROOM_CELLS);
   await page.reload();
@@ -112,11 +149,16 @@ test('a reload mid-run offers Resume; the resumed run completes with every key o
 
   // The finished count never goes backwards, from the reload to the end.
   const seen: number[] = [];
-  await expect.poll(async () => {
-    const p = await progress(page);
-    seen.push(p.done);
-    return (await page.getByTestId('run-phase').getAttribute('data-phase'));
-  }, { timeout: 170_000, intervals: [200] }).toBe('done');
+  await expect
+    .poll(
+      async () => {
+        const p = await progress(page);
+        seen.push(p.done);
+        return await page.getByTestId('run-phase').getAttribute('data-phase');
+      },
+      { timeout: 170_000, intervals: [200] },
+    )
+    .toBe('done');
   seen.push((await progress(page)).done);
   expect(seen[0]).toBeGreaterThanOrEqual(savedAfterReload);
   for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
@@ -131,7 +173,9 @@ test('a reload mid-run offers Resume; the resumed run completes with every key o
   await expect(page.getByTestId('run-resume')).toHaveCount(0);
 });
 
-test('a worker that crashes mid-run is replaced and its cell retried; the run completes', async ({ page }) => {
+test('a worker that crashes mid-run is replaced and its cell retried; the run completes', async ({
+  page,
+}) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto('/#/run');
@@ -139,7 +183,8 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   const custom = page.getByTestId('run-custom');
   // iris + wine, label setting, labels 5, lp + tsvm, seeds 0–4, all t: 120 cells (TSVM keeps the
   // run long enough to crash a worker mid-run now that LP is fast).
-  const box = (group: string, value: string) => custom.locator(`[data-group="${group}"] input[value="${value}"]`);
+  const box = (group: string, value: string) =>
+    custom.locator(`[data-group="${group}"] input[value="${value}"]`);
   const uncheck = async (group: string, value: string) => box(group, value).uncheck();
   for (const seed of ['3', '4']) await box('seeds', seed).check();
   await uncheck('settings', 'distribution');
@@ -150,8 +195,14 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   await expect(page.getByTestId('run-plan-size')).toContainText('120 results (120 model fits)');
   await page.getByTestId('run-workers').fill('1');
   await page.getByTestId('run-start').click();
-  await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
-  expect(await page.evaluate(() => (window as unknown as { __racRun: { simulateCrash(i: number): boolean } }).__racRun.simulateCrash(0))).toBe(true);
+  await expect
+    .poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] })
+    .toBeGreaterThanOrEqual(1);
+  expect(
+    await page.evaluate(() =>
+      (window as unknown as { __racRun: { simulateCrash(i: number): boolean } }).__racRun.simulateCrash(0),
+    ),
+  ).toBe(true);
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   expect(await progress(page)).toEqual({ done: 120, total: 120, failed: 0 });
   await expect(page.getByTestId('run-restarts')).toHaveAttribute('data-restarts', '1');
@@ -162,11 +213,14 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   expect(errors).toEqual([]);
 });
 
-test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run completes', async ({ page }) => {
+test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run completes', async ({
+  page,
+}) => {
   await page.goto('/#/run?v=1&backend=webgpu');
   await page.getByTestId('run-preset').selectOption('custom');
   const custom = page.getByTestId('run-custom');
-  const box = (group: string, value: string) => custom.locator(`[data-group="${group}"] input[value="${value}"]`);
+  const box = (group: string, value: string) =>
+    custom.locator(`[data-group="${group}"] input[value="${value}"]`);
   // iris + wine, every setting, labels 5, lp (slow enough to be caught mid-run), seeds 0–2: 108 cells.
   await box('labels', '10').uncheck();
   for (const a of ['xgb', 'ls', 'ssgmm']) await box('algorithms', a).uncheck();
@@ -174,8 +228,14 @@ test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run c
   await page.getByTestId('run-workers').fill('1');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-worker').first()).toContainText('webgpu', { timeout: 60_000 });
-  await expect.poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(1);
-  const lost = await page.evaluate(() => (window as unknown as { __racRun: { simulateDeviceLost(i: number): Promise<boolean> } }).__racRun.simulateDeviceLost(0));
+  await expect
+    .poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] })
+    .toBeGreaterThanOrEqual(1);
+  const lost = await page.evaluate(() =>
+    (
+      window as unknown as { __racRun: { simulateDeviceLost(i: number): Promise<boolean> } }
+    ).__racRun.simulateDeviceLost(0),
+  );
   expect(lost).toBe(true);
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   expect((await storedCells(page)).errors).toEqual([]);
@@ -188,18 +248,23 @@ test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run c
   expect(stored.backends.sort()).toEqual(['wasm', 'webgpu']);
 });
 
-test('two tabs: a run executed by one tab is not offered for Resume in the other until that tab closes', async ({ context }) => {
+test('two tabs: a run executed by one tab is not offered for Resume in the other until that tab closes', async ({
+  context,
+}) => {
   const a = await context.newPage();
   await a.goto('/#/run');
   await a.getByTestId('run-preset').selectOption('custom');
-  const box = (group: string, value: string) => a.getByTestId('run-custom').locator(`[data-group="${group}"] input[value="${value}"]`);
+  const box = (group: string, value: string) =>
+    a.getByTestId('run-custom').locator(`[data-group="${group}"] input[value="${value}"]`);
   // iris + wine, every setting, labels 5, lp, seeds 0–2: 108 cells, on one worker (slow enough to close mid-run).
   await box('labels', '10').uncheck();
   for (const alg of ['xgb', 'ls', 'ssgmm']) await box('algorithms', alg).uncheck();
   await expect(a.getByTestId('run-plan-size')).toContainText('108 results (108 model fits)');
   await a.getByTestId('run-workers').fill('1');
   await a.getByTestId('run-start').click();
-  await expect.poll(async () => (await progress(a)).done, { timeout: 60_000, intervals: [50] }).toBeGreaterThanOrEqual(3);
+  await expect
+    .poll(async () => (await progress(a)).done, { timeout: 60_000, intervals: [50] })
+    .toBeGreaterThanOrEqual(3);
 
   // Tab B sees the run, but tab A holds its Web Lock: no Resume, no Discard.
   const b = await context.newPage();

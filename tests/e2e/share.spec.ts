@@ -11,7 +11,8 @@ const FIXTURE = 'tests/fixtures/runs/classroom.json';
 const HOSTILE = '<img src=x onerror=window.__pwned=1>';
 // Downloads and made-up files go to a private folder: a parallel Playwright run may wipe test-results.
 const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'rac-share-')), name);
-const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/screenshots/share-${name}.png`, fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `test-results/screenshots/share-${name}.png`, fullPage: true });
 
 /** The numbers the page shows: the metric table's text (same run → same text). */
 async function shownNumbers(page: Page): Promise<string> {
@@ -32,7 +33,10 @@ function hostilePayload(): string {
   return `1.${encodeBase64Url(deflateSync(new TextEncoder().encode(JSON.stringify(packed))))}`;
 }
 
-test('import a run, share it as a link, open it in a fresh context: same numbers', async ({ page, browser }) => {
+test('import a run, share it as a link, open it in a fresh context: same numbers', async ({
+  page,
+  browser,
+}) => {
   await page.goto('/#/results');
   await importFile(page, FIXTURE);
   await expect(page.getByTestId('results-shown')).toHaveAttribute('data-run-id', /.+/);
@@ -86,7 +90,9 @@ test('export JSON and CSV, re-import the JSON', async ({ page }) => {
   const csvPath = tmp('export.csv');
   await csv.saveAs(csvPath);
   const lines = readFileSync(csvPath, 'utf8').split('\r\n');
-  expect(lines[0]).toBe('dataset,setting,labels,algorithm,family,t,t_index,seed,status,accuracy,n_correct,n_test,fit_ms,predict_ms,backend,protocol_mode,protocol_version,protocol_quirks,dataset_sha256,reason');
+  expect(lines[0]).toBe(
+    'dataset,setting,labels,algorithm,family,t,t_index,seed,status,accuracy,n_correct,n_test,fit_ms,predict_ms,backend,protocol_mode,protocol_version,protocol_quirks,dataset_sha256,reason',
+  );
   expect(lines).toHaveLength(866);
 
   const [svg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-svg').click()]);
@@ -142,9 +148,35 @@ test('history: a saved run is listed, opens, and is deleted after a confirmation
       q.onerror = () => rej(q.error);
     });
     const tx = db.transaction(['runs', 'cells'], 'readwrite');
-    tx.objectStore('runs').put({ id: 'run-e2e-history', plan: r.plan, status: 'done', created_at: r.created_at, finished_at: r.finished_at, env: r.env, workers: 2, total: r.cells.length });
-    r.cells.forEach((c: { algorithm: { name: string }; dataset: { id: string }; setting: string; labels: number; t_index: number; seed: number; outcome: { status: string } }) =>
-      tx.objectStore('cells').put({ runId: 'run-e2e-history', key: `${c.dataset.id}|${c.setting}|${c.labels}|${c.algorithm.name}|${c.t_index}|${c.seed}`, status: c.outcome.status, result: c, error: null, attempts: 1 }));
+    tx.objectStore('runs').put({
+      id: 'run-e2e-history',
+      plan: r.plan,
+      status: 'done',
+      created_at: r.created_at,
+      finished_at: r.finished_at,
+      env: r.env,
+      workers: 2,
+      total: r.cells.length,
+    });
+    r.cells.forEach(
+      (c: {
+        algorithm: { name: string };
+        dataset: { id: string };
+        setting: string;
+        labels: number;
+        t_index: number;
+        seed: number;
+        outcome: { status: string };
+      }) =>
+        tx.objectStore('cells').put({
+          runId: 'run-e2e-history',
+          key: `${c.dataset.id}|${c.setting}|${c.labels}|${c.algorithm.name}|${c.t_index}|${c.seed}`,
+          status: c.outcome.status,
+          result: c,
+          error: null,
+          attempts: 1,
+        }),
+    );
     await new Promise((res) => (tx.oncomplete = res));
     db.close();
   }, run);
@@ -188,12 +220,17 @@ test('compare: two runs give a diff table; a run under other quirks is refused',
   const path = tmp('fixed.json');
   writeFileSync(path, JSON.stringify(run));
   await importFile(page, path);
-  await expect(page.getByTestId('compare-refused')).toContainText('Run C used protocol mode "rsb" with quirks "fixed"');
+  await expect(page.getByTestId('compare-refused')).toContainText(
+    'Run C used protocol mode "rsb" with quirks "fixed"',
+  );
   await expect(table).toBeVisible();
   await shot(page, 'compare');
 });
 
-test('the view travels with the link: the metric form and the same numbers in that form', async ({ page, browser }) => {
+test('the view travels with the link: the metric form and the same numbers in that form', async ({
+  page,
+  browser,
+}) => {
   await page.goto('/#/results');
   await importFile(page, FIXTURE);
   await page.getByText('Code (original tables)').click();

@@ -10,9 +10,15 @@ import { LETTER_PQ, LETTER_SHA, offline } from './offline.ts';
 
 const RUN = path.resolve('tests/fixtures/runs/classroom.json');
 const SHOTS = 'test-results/screenshots';
-const PHONE = { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } as const;
+const PHONE = {
+  viewport: { width: 375, height: 812 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+} as const;
 
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 /** The classroom fixture as another run (new id, scaled accuracies), for Compare. */
 function variant(id: string, scale: number): { name: string; mimeType: string; buffer: Buffer } {
@@ -39,7 +45,16 @@ test.describe('phone (375 × 812)', () => {
   test.use(PHONE);
 
   test('point 2: no route scrolls sideways, the header is compact with 44 px targets', async ({ page }) => {
-    const routes = ['/#/', '/#/run', '/#/run?v=1&preset=custom', '/#/compare', '/#/data', '/#/learn', '/#/about', '/#/results'];
+    const routes = [
+      '/#/',
+      '/#/run',
+      '/#/run?v=1&preset=custom',
+      '/#/compare',
+      '/#/data',
+      '/#/learn',
+      '/#/about',
+      '/#/results',
+    ];
     for (const r of routes) {
       await page.goto(r);
       await expect(page.locator('main h1')).toBeVisible();
@@ -50,13 +65,18 @@ test.describe('phone (375 × 812)', () => {
     const header = page.locator('.site-header');
     expect(await header.evaluate((el) => getComputedStyle(el).position)).toBe('static');
     expect((await header.boundingBox())!.height).toBeLessThanOrEqual(100);
-    for (const link of await page.locator('.site-header nav a').all()) expect((await link.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    for (const link of await page.locator('.site-header nav a').all())
+      expect((await link.boundingBox())!.height).toBeGreaterThanOrEqual(44);
     await page.goto('/#/run?v=1&preset=custom');
     await page.screenshot({ path: `${SHOTS}/ui-phone-run.png`, fullPage: true });
-    expect(await page.getByTestId('run-preset').evaluate((el) => el.getBoundingClientRect().right)).toBeLessThanOrEqual(375);
+    expect(
+      await page.getByTestId('run-preset').evaluate((el) => el.getBoundingClientRect().right),
+    ).toBeLessThanOrEqual(375);
   });
 
-  test('point 8: Results on a phone: every route with a run loaded fits, tap shows values, the table pins the algorithm', async ({ page }) => {
+  test('point 8: Results on a phone: every route with a run loaded fits, tap shows values, the table pins the algorithm', async ({
+    page,
+  }) => {
     await importRun(page);
     expect(await overflow(page)).toBe(0);
     const chart = page.getByTestId('panel-grid').locator('figure').first().locator('svg.rac-chart');
@@ -84,20 +104,30 @@ test.describe('dark mode', () => {
   test('screenshots: results and run in dark mode', async ({ page }) => {
     await importRun(page);
     await page.screenshot({ path: `${SHOTS}/ui-dark-results.png`, fullPage: true });
-    await page.getByTestId('panel-grid').locator('figure').nth(6).screenshot({ path: `${SHOTS}/ui-dark-figure.png` });
+    await page
+      .getByTestId('panel-grid')
+      .locator('figure')
+      .nth(6)
+      .screenshot({ path: `${SHOTS}/ui-dark-figure.png` });
     await page.goto('/#/run');
     await page.screenshot({ path: `${SHOTS}/ui-dark-run.png`, fullPage: true });
   });
 });
 
-test('point 5: plain language: full names, results (model fits), glossary from every term', async ({ page }) => {
+test('point 5: plain language: full names, results (model fits), glossary from every term', async ({
+  page,
+}) => {
   await page.goto('/#/run?v=1&preset=classroom');
   await expect(page.getByTestId('run-plan-size')).toContainText('864 results (684 model fits)');
   await expect(page.getByTestId('run-plan-size')).toContainText('Label Propagation');
   await expect(page.getByTestId('run-plan-size')).toContainText('3 seeds');
   await page.getByTestId('run-preset').selectOption('custom');
-  await expect(page.getByTestId('run-custom').locator('[data-group="algorithms"]')).toContainText('Transductive SVM');
-  await expect(page.getByTestId('run-custom').locator('[data-group="algorithms"]')).toContainText('Semi-supervised GMM');
+  await expect(page.getByTestId('run-custom').locator('[data-group="algorithms"]')).toContainText(
+    'Transductive SVM',
+  );
+  await expect(page.getByTestId('run-custom').locator('[data-group="algorithms"]')).toContainText(
+    'Semi-supervised GMM',
+  );
   // A term opens its definition in place, with a way to the whole glossary.
   await page.getByTestId('run-plan-size').locator('[data-term="fit"]').click();
   const pop = page.locator('[data-testid="term-popover"]:popover-open');
@@ -106,18 +136,37 @@ test('point 5: plain language: full names, results (model fits), glossary from e
   await pop.getByRole('link', { name: 'All terms' }).click();
   await expect(page.getByTestId('glossary')).toContainText('RAC');
   await expect(page.getByTestId('glossary')).toBeInViewport();
-  for (const term of ['result (cell)', 'model fit', 't (inconsistency)', 'AUC', 'EA', 'WA', 'EVM', 'VS', 'RCC', 'protocol mode']) {
+  for (const term of [
+    'result (cell)',
+    'model fit',
+    't (inconsistency)',
+    'AUC',
+    'EA',
+    'WA',
+    'EVM',
+    'VS',
+    'RCC',
+    'protocol mode',
+  ]) {
     await expect(page.getByTestId('glossary').locator('dt', { hasText: term }).first()).toBeVisible();
   }
   // Results: full names in legends and the table, terms on the metric headers.
   await importRun(page);
-  await expect(page.locator('svg.rac-chart .legend-item[data-algorithm="ssgmm"] text').first()).toHaveText(/Semi-supervised GMM|Semi-supervised…/);
-  await expect(page.getByTestId('metrics-table').locator('tbody th').first()).not.toHaveText(/^(xgb|lp|ls|ssgmm)$/);
+  await expect(page.locator('svg.rac-chart .legend-item[data-algorithm="ssgmm"] text').first()).toHaveText(
+    /Semi-supervised GMM|Semi-supervised…/,
+  );
+  await expect(page.getByTestId('metrics-table').locator('tbody th').first()).not.toHaveText(
+    /^(xgb|lp|ls|ssgmm)$/,
+  );
   await expect(page.getByTestId('results-view').locator('[data-term="auc"]').first()).toBeVisible();
 });
 
-test('point 7: the Run page lists every corrected link field, and never says "press Start" when it cannot', async ({ page }) => {
-  await page.goto('/#/run?v=1&preset=custom&ds=iris,nosuch&set=feature&labels=5&alg=lp,zzz&seeds=0-99&t=0.3&run=r-unknown');
+test('point 7: the Run page lists every corrected link field, and never says "press Start" when it cannot', async ({
+  page,
+}) => {
+  await page.goto(
+    '/#/run?v=1&preset=custom&ds=iris,nosuch&set=feature&labels=5&alg=lp,zzz&seeds=0-99&t=0.3&run=r-unknown',
+  );
   const notices = page.getByTestId('run-linked-notice');
   await expect(notices.filter({ hasText: '"nosuch"' })).toHaveCount(1);
   await expect(notices.filter({ hasText: '"zzz"' })).toHaveCount(1);
@@ -144,7 +193,9 @@ test('point 7: the Run page lists every corrected link field, and never says "pr
   await expect(page.getByTestId('results-run-missing')).toContainText('No run with id "r-does-not-exist"');
 });
 
-test('points 6 and 10: styled Start, focus kept after Start, Home shows the latest run, Home link lands on Home', async ({ page }) => {
+test('points 6 and 10: styled Start, focus kept after Start, Home shows the latest run, Home link lands on Home', async ({
+  page,
+}) => {
   await page.goto(TINY);
   const start = page.getByTestId('run-start');
   const style = await start.evaluate((el) => {
@@ -156,11 +207,16 @@ test('points 6 and 10: styled Start, focus kept after Start, Home shows the late
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('BODY');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('run-progress-box');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+    'run-progress-box',
+  );
   // Disabled looks disabled: not-allowed cursor and faded.
   await page.getByTestId('run-custom').locator('[data-group="datasets"] input').first().uncheck();
   await expect(start).toBeDisabled();
-  const disabled = await start.evaluate((el) => ({ cursor: getComputedStyle(el).cursor, bg: getComputedStyle(el).backgroundColor }));
+  const disabled = await start.evaluate((el) => ({
+    cursor: getComputedStyle(el).cursor,
+    bg: getComputedStyle(el).backgroundColor,
+  }));
   expect(disabled.cursor).toBe('not-allowed');
   expect(disabled.bg).not.toBe(style.bg);
   await page.screenshot({ path: `${SHOTS}/ui-run-disabled-start.png`, fullPage: true });
@@ -177,16 +233,26 @@ test('points 6 and 10: styled Start, focus kept after Start, Home shows the late
   await expect(page.getByTestId('run-linked-plan')).toHaveCount(0);
 });
 
-test('point 10: a CSV whose chosen label column is a measurement is told to pick the label column', async ({ page }) => {
+test('point 10: a CSV whose chosen label column is a measurement is told to pick the label column', async ({
+  page,
+}) => {
   await page.goto('/#/data');
-  const rows = ['a,b,c', ...Array.from({ length: 40 }, (_, i) => `${i},${(i * 7) % 5},${(i * 0.37 + 1).toFixed(3)}`)];
-  await page.getByTestId('csv-file').setInputFiles({ name: 'nolabel.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
+  const rows = [
+    'a,b,c',
+    ...Array.from({ length: 40 }, (_, i) => `${i},${(i * 7) % 5},${(i * 0.37 + 1).toFixed(3)}`),
+  ];
+  await page
+    .getByTestId('csv-file')
+    .setInputFiles({ name: 'nolabel.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
   await expect(page.getByTestId('csv-error')).toContainText('does not look like a label column');
   await expect(page.getByTestId('csv-error')).not.toContainText('labels = 5');
   expect(readFileSync('src/pages/Home.svelte', 'utf8')).not.toMatch(/\blabelled\b/);
 });
 
-test('point 3: Compare keeps its runs in the link, refuses duplicates, colour = algorithm, line = run, full names', async ({ page, browser }) => {
+test('point 3: Compare keeps its runs in the link, refuses duplicates, colour = algorithm, line = run, full names', async ({
+  page,
+  browser,
+}) => {
   await page.goto('/#/compare');
   const input = page.getByTestId('import-file');
   await input.setInputFiles(RUN);
@@ -210,7 +276,9 @@ test('point 3: Compare keeps its runs in the link, refuses duplicates, colour = 
   await expect(legend).toContainText('Run C');
   await expect(chart.locator('.legend-item')).toHaveCount(0);
   const table = page.getByTestId('compare-table');
-  await expect(table.locator('tbody th.alg').first()).toHaveText(/^(XGBoost|Label Propagation|Label Spreading|Semi-supervised GMM)$/);
+  await expect(table.locator('tbody th.alg').first()).toHaveText(
+    /^(XGBoost|Label Propagation|Label Spreading|Semi-supervised GMM)$/,
+  );
   await expect(table.locator('td[data-delta="C"]').first()).toHaveText(/^[−+±]0\.\d{3}$/);
   await page.screenshot({ path: `${SHOTS}/ui-compare-desktop.png`, fullPage: true });
   // Hiding an algorithm from the legend hides it in every run, and goes into the link.
@@ -220,7 +288,12 @@ test('point 3: Compare keeps its runs in the link, refuses duplicates, colour = 
 
   // The link reopens the same comparison in a fresh browser profile.
   const url = page.url();
-  const fresh = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  const fresh = await browser.newContext({
+    viewport: { width: 375, height: 812 },
+    isMobile: true,
+    hasTouch: true,
+    deviceScaleFactor: 2,
+  });
   const other = await fresh.newPage();
   await other.goto(url);
   await expect(other.getByTestId('compare-runs')).toHaveAttribute('data-count', '3');
@@ -231,13 +304,18 @@ test('point 3: Compare keeps its runs in the link, refuses duplicates, colour = 
   await other.screenshot({ path: `${SHOTS}/ui-compare-phone.png`, fullPage: true });
   await other.screenshot({ path: `${SHOTS}/ui-compare-phone-top.png` });
   await other.getByTestId('compare-legend').screenshot({ path: `${SHOTS}/ui-compare-phone-legend.png` });
-  await other.locator('svg.rac-chart').first().screenshot({ path: `${SHOTS}/ui-compare-phone-chart.png` });
+  await other
+    .locator('svg.rac-chart')
+    .first()
+    .screenshot({ path: `${SHOTS}/ui-compare-phone-chart.png` });
   await other.getByTestId('compare-table').locator('tbody tr').nth(5).scrollIntoViewIfNeeded();
   await other.screenshot({ path: `${SHOTS}/ui-compare-phone-table.png` });
   await fresh.close();
 });
 
-test('point 4: figures: caption with the band and n, AUC shaded to 0, per-panel export at print size, shared y range', async ({ page }) => {
+test('point 4: figures: caption with the band and n, AUC shaded to 0, per-panel export at print size, shared y range', async ({
+  page,
+}) => {
   await importRun(page);
   const first = page.getByTestId('panel-grid').locator('figure').first();
   const chart = first.locator('svg.rac-chart');
@@ -246,10 +324,15 @@ test('point 4: figures: caption with the band and n, AUC shaded to 0, per-panel 
   // The y label and the title do not overlap.
   const title = (await chart.locator('.panel-title').boundingBox())!;
   const ylabel = (await chart.locator('.axis-y .axis-label').boundingBox())!;
-  const apart = ylabel.y >= title.y + title.height || ylabel.x + ylabel.width <= title.x || title.x + title.width <= ylabel.x;
+  const apart =
+    ylabel.y >= title.y + title.height ||
+    ylabel.x + ylabel.width <= title.x ||
+    title.x + title.width <= ylabel.x;
   expect(apart).toBe(true);
   // Markers differ per algorithm.
-  const shapes = await chart.locator('.points g').evaluateAll((gs) => gs.map((g) => g.querySelector('path.marker')?.getAttribute('d')));
+  const shapes = await chart
+    .locator('.points g')
+    .evaluateAll((gs) => gs.map((g) => g.querySelector('path.marker')?.getAttribute('d')));
   expect(new Set(shapes).size).toBe(shapes.length);
   // Hovering a legend entry fades the other curves.
   await chart.locator('.legend-item[data-algorithm="lp"]').hover();
@@ -262,38 +345,61 @@ test('point 4: figures: caption with the band and n, AUC shaded to 0, per-panel 
   await first.screenshot({ path: `${SHOTS}/ui-figure-auc.png` });
   await page.getByRole('checkbox', { name: /AUC/ }).first().uncheck();
   // Per-panel export: one panel, sized in points so the text prints at 8 pt.
-  const [download] = await Promise.all([page.waitForEvent('download'), first.getByTestId('panel-export-svg').click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    first.getByTestId('panel-export-svg').click(),
+  ]);
   expect(download.suggestedFilename()).toBe('rac-iris-distribution-5.svg');
   const svg = readFileSync((await download.path())!, 'utf8');
   expect(svg).toMatch(/width="320\.0pt"/);
   expect((svg.match(/class="rac-chart"/g) ?? []).length).toBe(1);
   expect(svg.length).toBeLessThan(120_000);
-  const [png] = await Promise.all([page.waitForEvent('download'), first.getByTestId('panel-export-png').click()]);
+  const [png] = await Promise.all([
+    page.waitForEvent('download'),
+    first.getByTestId('panel-export-png').click(),
+  ]);
   expect(png.suggestedFilename()).toBe('rac-iris-distribution-5.png');
   // Shared y range: every panel gets the same ticks.
   await page.getByTestId('shared-y').check();
   await expect(async () => {
-    const ranges = await page.locator('svg.rac-chart').evaluateAll((svgs) => svgs.map((s) => [...s.querySelectorAll('.axis-y .tick text')].map((t) => t.textContent).join(',')));
+    const ranges = await page
+      .locator('svg.rac-chart')
+      .evaluateAll((svgs) =>
+        svgs.map((s) => [...s.querySelectorAll('.axis-y .tick text')].map((t) => t.textContent).join(',')),
+      );
     expect(new Set(ranges).size).toBe(1);
   }).toPass();
   await page.screenshot({ path: `${SHOTS}/ui-figures-shared-y.png`, fullPage: true });
 });
 
-test('point 9: offline datasets: one short error with retry and "load from a file…" (hash-checked, cached), size first, confirmed Delete', async ({ page, context }) => {
+test('point 9: offline datasets: one short error with retry and "load from a file…" (hash-checked, cached), size first, confirmed Delete', async ({
+  page,
+  context,
+}) => {
   await offline(context);
   await page.goto('/#/data');
-  await expect(page.getByTestId('dm-size-letter')).toHaveText('needs about 1.3 MiB of browser storage once downloaded');
+  await expect(page.getByTestId('dm-size-letter')).toHaveText(
+    'needs about 1.3 MiB of browser storage once downloaded',
+  );
   await expect(page.getByTestId('dm-storage')).not.toContainText('of it datasets');
   await page.getByTestId('dm-download-letter').click();
   const error = page.getByTestId('dm-error-letter');
-  await expect(error).toHaveText("Could not reach data.openml.org or openml1.win.tue.nl to download 'letter' (offline?).");
+  await expect(error).toHaveText(
+    "Could not reach data.openml.org or openml1.win.tue.nl to download 'letter' (offline?).",
+  );
   await expect(page.getByTestId('load-file-letter')).toBeVisible();
   // A file with other content is refused like a bad download, and nothing is cached.
-  await page.getByTestId('load-file-input-letter').setInputFiles({ name: 'letter.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,class\n1,2,A\n') });
+  await page
+    .getByTestId('load-file-input-letter')
+    .setInputFiles({ name: 'letter.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,class\n1,2,A\n') });
   await expect(page.getByTestId('dm-error-letter')).toBeVisible();
   await expect(page.getByTestId('dm-status-letter')).toHaveText('not downloaded');
-  await page.getByTestId('load-file-input-letter').setInputFiles({ name: 'letter.pq', mimeType: 'application/octet-stream', buffer: LETTER_PQ });
-  await expect(page.getByTestId('dm-note-letter')).toContainText(`verified it: SHA-256 ${LETTER_SHA.slice(0, 12)}`);
+  await page
+    .getByTestId('load-file-input-letter')
+    .setInputFiles({ name: 'letter.pq', mimeType: 'application/octet-stream', buffer: LETTER_PQ });
+  await expect(page.getByTestId('dm-note-letter')).toContainText(
+    `verified it: SHA-256 ${LETTER_SHA.slice(0, 12)}`,
+  );
   await expect(page.getByTestId('dm-status-letter')).toHaveText('cached · 1.3 MiB');
   await page.screenshot({ path: `${SHOTS}/ui-data-file-loaded.png`, fullPage: true });
   // The cached copy serves the Home page's list too (same IndexedDB cache).

@@ -17,16 +17,39 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   const t0 = Date.now();
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, ...args], { cwd: root, maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr, ms: Date.now() - t0 });
+      resolve({
+        code: err ? Number((err as { code?: number }).code ?? 1) : 0,
+        stdout,
+        stderr,
+        ms: Date.now() - t0,
+      });
     });
   });
 }
 
-const PLAN = ['run', '--dataset', 'iris,wine', '--setting', 'feature,label', '--labels', '5', '--algorithms', 'xgb,lp,ls,ssgmm', '--seeds', '0-1', '--t', '0,0.4,1'];
+const PLAN = [
+  'run',
+  '--dataset',
+  'iris,wine',
+  '--setting',
+  'feature,label',
+  '--labels',
+  '5',
+  '--algorithms',
+  'xgb,lp,ls,ssgmm',
+  '--seeds',
+  '0-1',
+  '--t',
+  '0,0.4,1',
+];
 
 interface Cell {
   dataset: { id: string; source: string };
-  setting: string; labels: number; algorithm: { name: string; hyper: unknown }; t_index: number; seed: number;
+  setting: string;
+  labels: number;
+  algorithm: { name: string; hyper: unknown };
+  t_index: number;
+  seed: number;
   outcome: { status: string; accuracy: number | null; n_correct: number; flattened_from_t0: boolean };
   split: { indices_sha256: string };
 }
@@ -34,12 +57,33 @@ interface Cell {
 /** What must match between a resumed and an uninterrupted run (times and timestamps may not). */
 function essence(file: string): string[] {
   const run = JSON.parse(readFileSync(file, 'utf8')) as { cells: Cell[] };
-  return run.cells.map((c) => JSON.stringify([c.dataset.id, c.dataset.source, c.setting, c.labels, c.algorithm.name, c.algorithm.hyper, c.t_index, c.seed,
-    c.outcome.status, c.outcome.accuracy, c.outcome.n_correct, c.outcome.flattened_from_t0, c.split.indices_sha256])).sort();
+  return run.cells
+    .map((c) =>
+      JSON.stringify([
+        c.dataset.id,
+        c.dataset.source,
+        c.setting,
+        c.labels,
+        c.algorithm.name,
+        c.algorithm.hyper,
+        c.t_index,
+        c.seed,
+        c.outcome.status,
+        c.outcome.accuracy,
+        c.outcome.n_correct,
+        c.outcome.flattened_from_t0,
+        c.split.indices_sha256,
+      ]),
+    )
+    .sort();
 }
 
 function journalLines(path: string): number {
-  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).length : 0;
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
 }
 
 describe('rac-bench run is crash-proof', () => {
@@ -47,15 +91,22 @@ describe('rac-bench run is crash-proof', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rac-resume-'));
     const whole = await cli([...PLAN, '--quiet', '--out', join(dir, 'whole.json')]);
     expect(whole.code, whole.stderr).toBe(0);
-    expect(existsSync(join(dir, 'whole.json.journal')), 'the journal is removed once the file is written').toBe(false);
+    expect(
+      existsSync(join(dir, 'whole.json.journal')),
+      'the journal is removed once the file is written',
+    ).toBe(false);
 
     const out = join(dir, 'killed.json');
     writeFileSync(out, 'the previous file\n');
-    const child = spawn(process.execPath, [bin, ...PLAN, '--quiet', '--out', out], { cwd: root, stdio: 'ignore' });
+    const child = spawn(process.execPath, [bin, ...PLAN, '--quiet', '--out', out], {
+      cwd: root,
+      stdio: 'ignore',
+    });
     const exited = new Promise<void>((r) => child.on('exit', () => r()));
     // Kill it once a few fits are in the journal (header + ≥ 4 entries), well before the end.
     const deadline = Date.now() + 120_000;
-    while (journalLines(`${out}.journal`) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (journalLines(`${out}.journal`) < 5 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGKILL');
     await exited;
     const saved = journalLines(`${out}.journal`) - 1;
@@ -94,14 +145,43 @@ describe('rac-bench run is crash-proof', () => {
 
   it('refuses an oversized plan at once, saying how to split it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rac-cap-'));
-    for (const seeds of ['0-99999', Array.from({ length: 40 }, (_, i) => `${i * 200000}-${i * 200000 + 99999}`).join(',')]) {
-      const r = await cli(['run', '--dataset', 'iris', '--algorithms', 'all', '--seeds', seeds, '--out', join(dir, 'x.json')]);
+    for (const seeds of [
+      '0-99999',
+      Array.from({ length: 40 }, (_, i) => `${i * 200000}-${i * 200000 + 99999}`).join(','),
+    ]) {
+      const r = await cli([
+        'run',
+        '--dataset',
+        'iris',
+        '--algorithms',
+        'all',
+        '--seeds',
+        seeds,
+        '--out',
+        join(dir, 'x.json'),
+      ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/more than .* one run can hold.*rac-bench merge/);
       expect(r.ms).toBeLessThan(30_000); // tsx start-up included (seconds on a loaded machine); before, it grew for minutes
     }
-    const r = await cli(['run', '--dataset', 'iris,wine', '--setting', 'all', '--labels', '1-100', '--algorithms', 'all', '--seeds', '0-99', '--out', join(dir, 'x.json')]);
+    const r = await cli([
+      'run',
+      '--dataset',
+      'iris,wine',
+      '--setting',
+      'all',
+      '--labels',
+      '1-100',
+      '--algorithms',
+      'all',
+      '--seeds',
+      '0-99',
+      '--out',
+      join(dir, 'x.json'),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/This plan has 2,520,000 cells, more than the 100,000 one run may hold.*--shard/);
+    expect(r.stderr).toMatch(
+      /This plan has 2,520,000 cells, more than the 100,000 one run may hold.*--shard/,
+    );
   }, 120_000);
 });

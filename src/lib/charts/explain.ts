@@ -33,7 +33,11 @@ export function trendLine(auc: number, intTA: number): { slope: number; intercep
 }
 
 /** The curve the overlays are drawn on: the requested one if visible, else the first visible complete SSL curve. */
-export function explainTarget(curves: readonly CurveRecord[], hidden: readonly string[], preferred?: string | null): CurveRecord | null {
+export function explainTarget(
+  curves: readonly CurveRecord[],
+  hidden: readonly string[],
+  preferred?: string | null,
+): CurveRecord | null {
   const shown = curves.filter((c) => c.metrics && !hidden.includes(c.algorithm));
   return shown.find((c) => c.algorithm === preferred) ?? shown.find((c) => !c.baseline) ?? shown[0] ?? null;
 }
@@ -47,10 +51,17 @@ function ptText(pt: PT): string {
 }
 
 /** One plain sentence per requested overlay, in EXPLAIN_KEYS order, about `curve` (integral forms). */
-export function explainSentences(curve: CurveRecord | null, keys: readonly ExplainKey[], label: (id: string) => string = (id) => id): { key: ExplainKey; text: string }[] {
+export function explainSentences(
+  curve: CurveRecord | null,
+  keys: readonly ExplainKey[],
+  label: (id: string) => string = (id) => id,
+): { key: ExplainKey; text: string }[] {
   if (!keys.length) return [];
   if (!curve?.metrics) {
-    return keys.map((key) => ({ key, text: 'Waiting for a complete curve: the overlay appears once every t has a result.' }));
+    return keys.map((key) => ({
+      key,
+      text: 'Waiting for a complete curve: the overlay appears once every t has a result.',
+    }));
   }
   const m = curve.metrics.integral;
   const name = label(curve.algorithm);

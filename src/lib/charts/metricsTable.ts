@@ -9,7 +9,14 @@ export const METRIC_COLUMNS = ['auc', 'ea', 'wa', 'evm', 'vs', 'rcc'] as const;
 export type MetricColumn = (typeof METRIC_COLUMNS)[number];
 
 /** Higher is better for AUC/EA/WA/RCC, lower for EVM/VS (less variation). */
-export const HIGHER_IS_BETTER: Record<MetricColumn, boolean> = { auc: true, ea: true, wa: true, evm: false, vs: false, rcc: true };
+export const HIGHER_IS_BETTER: Record<MetricColumn, boolean> = {
+  auc: true,
+  ea: true,
+  wa: true,
+  evm: false,
+  vs: false,
+  rcc: true,
+};
 
 /** Column headers per form: the code form reports Acc_T0 instead of EA (PROTOCOL.md §8.2). */
 export function metricHeader(col: MetricColumn, form: MetricForm): string {
@@ -42,13 +49,34 @@ export function metricRows(curves: readonly CurveRecord[], form: MetricForm): Me
     const mt = c.metrics;
     const values: Record<MetricColumn, number | null> = mt
       ? form === 'code'
-        ? { auc: mt.code.auc, ea: mt.code.accT0, wa: mt.code.wa, evm: mt.code.evm, vs: mt.code.vs, rcc: mt.code.rcc }
-        : { auc: mt.integral.auc, ea: mt.integral.ea, wa: mt.integral.wa, evm: mt.integral.evm, vs: mt.integral.vs, rcc: mt.integral.rcc }
+        ? {
+            auc: mt.code.auc,
+            ea: mt.code.accT0,
+            wa: mt.code.wa,
+            evm: mt.code.evm,
+            vs: mt.code.vs,
+            rcc: mt.code.rcc,
+          }
+        : {
+            auc: mt.integral.auc,
+            ea: mt.integral.ea,
+            wa: mt.integral.wa,
+            evm: mt.integral.evm,
+            vs: mt.integral.vs,
+            rcc: mt.integral.rcc,
+          }
       : { auc: null, ea: null, wa: null, evm: null, vs: null, rcc: null };
     return {
-      key: `${panelKey}|${c.algorithm}`, panelKey, panelIndex: panelIndex.get(panelKey)!,
-      dataset: c.dataset, setting: c.setting, labels: c.labels, algorithm: c.algorithm, baseline: c.baseline,
-      values, best: new Set(),
+      key: `${panelKey}|${c.algorithm}`,
+      panelKey,
+      panelIndex: panelIndex.get(panelKey)!,
+      dataset: c.dataset,
+      setting: c.setting,
+      labels: c.labels,
+      algorithm: c.algorithm,
+      baseline: c.baseline,
+      values,
+      best: new Set(),
     };
   });
   markBest(rows);
@@ -65,10 +93,14 @@ function markBest(rows: MetricRow[]): void {
   for (const r of rows) byPanel.set(r.panelKey, [...(byPanel.get(r.panelKey) ?? []), r]);
   for (const group of byPanel.values()) {
     for (const col of METRIC_COLUMNS) {
-      const eligible = group.filter((r) => Number.isFinite(r.values[col]) && !(r.baseline && (col === 'evm' || col === 'vs')));
+      const eligible = group.filter(
+        (r) => Number.isFinite(r.values[col]) && !(r.baseline && (col === 'evm' || col === 'vs')),
+      );
       if (eligible.length < 2) continue;
       const shown = (r: MetricRow) => Number((r.values[col] as number).toFixed(3));
-      const best = HIGHER_IS_BETTER[col] ? Math.max(...eligible.map(shown)) : Math.min(...eligible.map(shown));
+      const best = HIGHER_IS_BETTER[col]
+        ? Math.max(...eligible.map(shown))
+        : Math.min(...eligible.map(shown));
       for (const r of eligible) if (shown(r) === best) r.best.add(col);
     }
   }
@@ -103,12 +135,16 @@ export function sortRows(rows: readonly MetricRow[], sort: ResultsViewState['sor
   const sign = sort.dir === 'desc' ? -1 : 1;
   const col = sort.column;
   const indexed = rows.map((r, i) => ({ r, i }));
-  const cmpText = (a: string | number, b: string | number) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b)));
+  const cmpText = (a: string | number, b: string | number) =>
+    typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
   indexed.sort((p, q) => {
     const a = p.r;
     const b = q.r;
     if (PANEL_FIELDS.has(col)) {
-      const key = col === 'panel' ? panelOrder(a, b) : cmpText(a[col as 'dataset' | 'setting' | 'labels'], b[col as 'dataset' | 'setting' | 'labels']);
+      const key =
+        col === 'panel'
+          ? panelOrder(a, b)
+          : cmpText(a[col as 'dataset' | 'setting' | 'labels'], b[col as 'dataset' | 'setting' | 'labels']);
       return sign * key || panelOrder(a, b) || p.i - q.i;
     }
     const byPanel = panelOrder(a, b);

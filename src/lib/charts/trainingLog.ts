@@ -32,7 +32,8 @@ export class TrainingLog {
   #names = new Set<string>();
 
   constructor(capacity = 400) {
-    if (!Number.isInteger(capacity) || capacity < 8) throw new RangeError(`capacity must be an integer >= 8; got ${capacity}.`);
+    if (!Number.isInteger(capacity) || capacity < 8)
+      throw new RangeError(`capacity must be an integer >= 8; got ${capacity}.`);
     this.capacity = capacity;
   }
 

@@ -11,7 +11,19 @@ export type ExplainKey = (typeof EXPLAIN_KEYS)[number];
 export type MetricForm = 'integral' | 'code';
 
 /** Sortable table columns. */
-export const SORT_COLUMNS = ['panel', 'dataset', 'setting', 'labels', 'algorithm', 'auc', 'ea', 'wa', 'evm', 'vs', 'rcc'] as const;
+export const SORT_COLUMNS = [
+  'panel',
+  'dataset',
+  'setting',
+  'labels',
+  'algorithm',
+  'auc',
+  'ea',
+  'wa',
+  'evm',
+  'vs',
+  'rcc',
+] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
 
 export interface ResultsViewState {
@@ -40,7 +52,13 @@ const MAX_ID = 200;
 
 /** A fresh, mutable copy of the defaults. */
 export function defaultView(): ResultsViewState {
-  return { metricForm: 'integral', pt: { kind: 'uniform' }, hidden: [], explain: [], sort: { column: 'panel', dir: 'asc' } };
+  return {
+    metricForm: 'integral',
+    pt: { kind: 'uniform' },
+    hidden: [],
+    explain: [],
+    sort: { column: 'panel', dir: 'asc' },
+  };
 }
 
 function field(x: unknown, key: string): unknown {
@@ -75,7 +93,8 @@ function parseSort(x: unknown): ResultsViewState['sort'] {
   const column = field(x, 'column');
   const dir = field(x, 'dir');
   return {
-    column: typeof column === 'string' && (SORT_COLUMNS as readonly string[]).includes(column) ? column : 'panel',
+    column:
+      typeof column === 'string' && (SORT_COLUMNS as readonly string[]).includes(column) ? column : 'panel',
     dir: dir === 'desc' ? 'desc' : 'asc',
   };
 }

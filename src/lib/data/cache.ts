@@ -60,7 +60,10 @@ export function checksum32x2(parts: ArrayBufferView[]): string {
   for (const p of parts) {
     const bytes = new Uint8Array(p.buffer, p.byteOffset, p.byteLength);
     const words = bytes.byteLength >>> 2;
-    const w = p.byteOffset % 4 === 0 ? new Uint32Array(p.buffer, p.byteOffset, words) : new Uint32Array(bytes.slice(0, words * 4).buffer);
+    const w =
+      p.byteOffset % 4 === 0
+        ? new Uint32Array(p.buffer, p.byteOffset, words)
+        : new Uint32Array(bytes.slice(0, words * 4).buffer);
     for (let i = 0; i < words; i++) {
       h1 = Math.imul(h1 ^ w[i], 0x01000193);
       h2 = Math.imul(h2 ^ w[i], 0x5bd1e995);
@@ -95,9 +98,11 @@ export class DatasetCache extends RacDbClient {
     this.#onCorrupt = opts.onCorrupt;
   }
 
-
   /** The cached dataset, verified; null when absent or corrupt (a corrupt entry is deleted). */
-  async get(id: string, onCorrupt?: (e: DatasetError) => void): Promise<(Dataset & { meta: DatasetMeta }) | null> {
+  async get(
+    id: string,
+    onCorrupt?: (e: DatasetError) => void,
+  ): Promise<(Dataset & { meta: DatasetMeta }) | null> {
     const db = await this.open();
     const rec = (await db.get(STORE.datasets, id)) as DatasetRecord | undefined;
     if (!rec) return null;
@@ -109,7 +114,9 @@ export class DatasetCache extends RacDbClient {
     }
     await this.delete(id);
     const err = new DatasetError({
-      kind: 'corrupt-cache', retryable: true, datasetId: id,
+      kind: 'corrupt-cache',
+      retryable: true,
+      datasetId: id,
       message: `The cached copy of dataset '${id}' is damaged (${problem}); it was removed and will be downloaded again.`,
     });
     (onCorrupt ?? this.#onCorrupt)?.(err);
@@ -120,7 +127,8 @@ export class DatasetCache extends RacDbClient {
   async #check(rec: DatasetRecord): Promise<string | null> {
     const n = rec.N * rec.d;
     const XOk = rec.xType === 'f32' ? rec.X instanceof Float32Array : rec.X instanceof Float64Array;
-    if (!XOk || rec.X.length !== n || !(rec.y instanceof Int32Array) || rec.y.length !== rec.N) return 'wrong array sizes';
+    if (!XOk || rec.X.length !== n || !(rec.y instanceof Int32Array) || rec.y.length !== rec.N)
+      return 'wrong array sizes';
     const pinned = isBuiltinDatasetId(rec.id) ? DATASETS[rec.id].sha256 : null;
     if (pinned !== null && rec.sha256 !== pinned) return 'not the registered content';
     if (checksum32x2([rec.X, rec.y]) !== rec.checksum) return 'checksum mismatch';
@@ -145,21 +153,40 @@ export class DatasetCache extends RacDbClient {
     const { xType, X } = compactX(ds.X);
     const y = ds.y.slice();
     const rec: DatasetRecord = {
-      id: ds.id, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k,
-      bytes: X.byteLength + y.byteLength, downloadBytes: meta.downloadBytes, source: meta.source, fetchedAt: meta.fetchedAt,
-      xType, X, y, featureNames: ds.featureNames.slice(), classNames: ds.classNames.slice(),
+      id: ds.id,
+      sha256: ds.sha256,
+      N: ds.N,
+      d: ds.d,
+      k: ds.k,
+      bytes: X.byteLength + y.byteLength,
+      downloadBytes: meta.downloadBytes,
+      source: meta.source,
+      fetchedAt: meta.fetchedAt,
+      xType,
+      X,
+      y,
+      featureNames: ds.featureNames.slice(),
+      classNames: ds.classNames.slice(),
       checksum: checksum32x2([X, y]),
     };
     const db = await this.open();
     try {
       const tx = db.transaction([STORE.datasets, STORE.datasetMeta], 'readwrite');
-      await Promise.all([tx.objectStore(STORE.datasets).put(rec), tx.objectStore(STORE.datasetMeta).put(this.#meta(rec)), tx.done]);
+      await Promise.all([
+        tx.objectStore(STORE.datasets).put(rec),
+        tx.objectStore(STORE.datasetMeta).put(this.#meta(rec)),
+        tx.done,
+      ]);
     } catch (e) {
       if (!isQuotaError(e)) throw e;
       const free = await this.freeSpaceNote();
       throw new DatasetError({
-        kind: 'quota', retryable: false, datasetId: ds.id, bytesNeeded: rec.bytes,
-        message: `The browser has no room to cache dataset '${ds.id}' (${formatBytes(rec.bytes)} needed).${free} ` +
+        kind: 'quota',
+        retryable: false,
+        datasetId: ds.id,
+        bytesNeeded: rec.bytes,
+        message:
+          `The browser has no room to cache dataset '${ds.id}' (${formatBytes(rec.bytes)} needed).${free} ` +
           'Delete other cached datasets or allow more storage; other cached datasets were kept.',
       });
     }
@@ -174,7 +201,11 @@ export class DatasetCache extends RacDbClient {
   async delete(id: string): Promise<void> {
     const db = await this.open();
     const tx = db.transaction([STORE.datasets, STORE.datasetMeta], 'readwrite');
-    await Promise.all([tx.objectStore(STORE.datasets).delete(id), tx.objectStore(STORE.datasetMeta).delete(id), tx.done]);
+    await Promise.all([
+      tx.objectStore(STORE.datasets).delete(id),
+      tx.objectStore(STORE.datasetMeta).delete(id),
+      tx.done,
+    ]);
   }
 
   /** True when the entry exists and is sound; a corrupt entry is dropped (false). */

@@ -22,13 +22,17 @@ export function parseCanonicalCsv(id: string, text: string, classNames?: string[
     for (let f = 0; f < d; f++) {
       const v = Number(cells[f]);
       if (cells[f].trim() === '' || !Number.isFinite(v)) {
-        throw new Error(`Dataset '${id}': row ${r + 2}, column '${header[f]}' is not a number: ${JSON.stringify(cells[f])}.`);
+        throw new Error(
+          `Dataset '${id}': row ${r + 2}, column '${header[f]}' is not a number: ${JSON.stringify(cells[f])}.`,
+        );
       }
       X[r * d + f] = v;
     }
     const label = Number(cells[d]);
     if (!Number.isInteger(label) || label < 0) {
-      throw new Error(`Dataset '${id}': row ${r + 2} has label ${JSON.stringify(cells[d])}; expected an integer >= 0.`);
+      throw new Error(
+        `Dataset '${id}': row ${r + 2} has label ${JSON.stringify(cells[d])}; expected an integer >= 0.`,
+      );
     }
     y[r] = label;
   }
@@ -99,7 +103,9 @@ export function canonicalBuffer(ds: Pick<Dataset, 'id' | 'N' | 'd' | 'k' | 'X' |
   return all;
 }
 
-export async function canonicalSha256(ds: Pick<Dataset, 'id' | 'N' | 'd' | 'k' | 'X' | 'y'>): Promise<string> {
+export async function canonicalSha256(
+  ds: Pick<Dataset, 'id' | 'N' | 'd' | 'k' | 'X' | 'y'>,
+): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', canonicalBuffer(ds) as Uint8Array<ArrayBuffer>);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -44,7 +44,8 @@ export function openRacDb(name: string = RAC_DB_NAME): Promise<IDBPDatabase> {
   return openDB(name, RAC_DB_VERSION, {
     upgrade(db, oldVersion, newVersion, tx) {
       const target = newVersion ?? RAC_DB_VERSION;
-      for (let v = oldVersion; v < target; v++) MIGRATIONS[v](db, tx as IDBPTransaction<unknown, string[], 'versionchange'>);
+      for (let v = oldVersion; v < target; v++)
+        MIGRATIONS[v](db, tx as IDBPTransaction<unknown, string[], 'versionchange'>);
     },
     blocking(_current, _blocked, event) {
       (event.target as IDBDatabase).close();
@@ -63,8 +64,10 @@ export class RacDbClient {
 
   constructor(opts: { dbName?: string; estimate?: StorageEstimateFn } = {}) {
     this.#dbName = opts.dbName;
-    const storage = (globalThis as { navigator?: Navigator }).navigator?.storage as StorageManager | undefined;
-    this.estimate = opts.estimate ?? (typeof storage?.estimate === 'function' ? () => storage.estimate() : undefined);
+    const storage = (globalThis as { navigator?: Navigator }).navigator?.storage as
+      StorageManager | undefined;
+    this.estimate =
+      opts.estimate ?? (typeof storage?.estimate === 'function' ? () => storage.estimate() : undefined);
   }
 
   protected open(): Promise<IDBPDatabase> {
@@ -81,7 +84,8 @@ export class RacDbClient {
   protected async freeSpaceNote(): Promise<string> {
     try {
       const est = await this.estimate?.();
-      if (est?.quota !== undefined) return ` About ${formatBytes(Math.max(0, est.quota - (est.usage ?? 0)))} is free for this site.`;
+      if (est?.quota !== undefined)
+        return ` About ${formatBytes(Math.max(0, est.quota - (est.usage ?? 0)))} is free for this site.`;
     } catch {
       // The estimate only improves the message.
     }

@@ -1,6 +1,7 @@
 /** Typed errors of the data pipeline: what went wrong, in words a user can act on. */
 
-export type DatasetErrorKind = 'network' | 'http' | 'truncated' | 'hash' | 'parse' | 'shape' | 'quota' | 'corrupt-cache';
+export type DatasetErrorKind =
+  'network' | 'http' | 'truncated' | 'hash' | 'parse' | 'shape' | 'quota' | 'corrupt-cache';
 
 export interface DatasetErrorInfo {
   kind: DatasetErrorKind;

@@ -49,7 +49,10 @@ function hostOf(url: string): string {
  * 'network' (no response), 'http' (status not 2xx), 'truncated' (the stream broke or ended
  * before Content-Length). An abort rethrows the AbortError as is.
  */
-export async function fetchWithProgress(url: string, opts: FetchWithProgressOptions = {}): Promise<Uint8Array> {
+export async function fetchWithProgress(
+  url: string,
+  opts: FetchWithProgressOptions = {},
+): Promise<Uint8Array> {
   const fetchImpl = opts.fetchImpl ?? globalThis.fetch.bind(globalThis);
   const now = opts.now ?? (() => performance.now());
   const throttle = opts.throttleMs ?? 100;
@@ -58,11 +61,16 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
   const stallMs = opts.stallMs ?? DEFAULT_STALL_MS;
   const after = opts.after ?? defaultAfter;
   let received = 0;
-  const stalled = () => new DatasetError({
-    kind: 'network', retryable: true, url, datasetId: opts.datasetId,
-    message: `The download of ${what} from ${host} stalled: nothing arrived for ${Math.round(stallMs / 1000)} s` +
-      `${received ? ` after ${formatBytes(received)}` : ''}. Check the connection and press Retry.`,
-  });
+  const stalled = () =>
+    new DatasetError({
+      kind: 'network',
+      retryable: true,
+      url,
+      datasetId: opts.datasetId,
+      message:
+        `The download of ${what} from ${host} stalled: nothing arrived for ${Math.round(stallMs / 1000)} s` +
+        `${received ? ` after ${formatBytes(received)}` : ''}. Check the connection and press Retry.`,
+    });
   // Each wait (the response, then every chunk) gets the stall limit; `onStall` stops the transfer.
   const watch = <T>(p: Promise<T>, onStall: () => void): Promise<T> => {
     if (!(stallMs > 0)) return p;
@@ -71,11 +79,23 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
         onStall();
         reject(stalled());
       });
-      p.then((v) => { cancel(); resolve(v); }, (e) => { cancel(); reject(e); });
+      p.then(
+        (v) => {
+          cancel();
+          resolve(v);
+        },
+        (e) => {
+          cancel();
+          reject(e);
+        },
+      );
     });
   };
   const stallAbort = new AbortController();
-  const signal = opts.signal && typeof AbortSignal.any === 'function' ? AbortSignal.any([opts.signal, stallAbort.signal]) : (opts.signal ?? stallAbort.signal);
+  const signal =
+    opts.signal && typeof AbortSignal.any === 'function'
+      ? AbortSignal.any([opts.signal, stallAbort.signal])
+      : (opts.signal ?? stallAbort.signal);
   let res: Response;
   try {
     res = await watch(fetchImpl(url, { signal }), () => stallAbort.abort());
@@ -83,14 +103,21 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
     if (e instanceof DatasetError) throw e;
     if (isAbortError(e)) throw e;
     throw new DatasetError({
-      kind: 'network', retryable: true, url, datasetId: opts.datasetId,
-      message: `Could not reach ${host} to download ${what}: ${e instanceof Error ? e.message : String(e)}. ` +
+      kind: 'network',
+      retryable: true,
+      url,
+      datasetId: opts.datasetId,
+      message:
+        `Could not reach ${host} to download ${what}: ${e instanceof Error ? e.message : String(e)}. ` +
         'Check the connection and try again (a browser also reports a host that refuses cross-site downloads this way).',
     });
   }
   if (!res.ok) {
     throw new DatasetError({
-      kind: 'http', url, status: res.status, datasetId: opts.datasetId,
+      kind: 'http',
+      url,
+      status: res.status,
+      datasetId: opts.datasetId,
       retryable: res.status >= 500 || res.status === 408 || res.status === 429,
       message: `${host} answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''} for ${what} (${url}).`,
     });
@@ -98,7 +125,8 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
   const lengthHeader = res.headers.get('content-length');
   const encoded = (res.headers.get('content-encoding') ?? 'identity') !== 'identity';
   // A compressed body's Content-Length counts compressed bytes, not what the reader yields.
-  const total = lengthHeader !== null && !encoded && Number.isFinite(Number(lengthHeader)) ? Number(lengthHeader) : null;
+  const total =
+    lengthHeader !== null && !encoded && Number.isFinite(Number(lengthHeader)) ? Number(lengthHeader) : null;
 
   const chunks: Uint8Array[] = [];
   let loaded = 0;
@@ -113,8 +141,12 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
   };
   const cutOff = (why: string) =>
     new DatasetError({
-      kind: 'truncated', retryable: true, url, datasetId: opts.datasetId,
-      message: `The download of ${what} from ${host} was cut off after ${formatBytes(loaded)}` +
+      kind: 'truncated',
+      retryable: true,
+      url,
+      datasetId: opts.datasetId,
+      message:
+        `The download of ${what} from ${host} was cut off after ${formatBytes(loaded)}` +
         `${total !== null ? ` of ${formatBytes(total)}` : ''} (${why}). Try again.`,
     });
 
@@ -149,7 +181,8 @@ export async function fetchWithProgress(url: string, opts: FetchWithProgressOpti
       report(false);
     }
   }
-  if (opts.signal?.aborted) throw opts.signal.reason ?? new DOMException('The download was aborted.', 'AbortError');
+  if (opts.signal?.aborted)
+    throw opts.signal.reason ?? new DOMException('The download was aborted.', 'AbortError');
   if (total !== null && loaded < total) throw cutOff('the connection closed early');
   report(true);
   if (chunks.length === 1) return chunks[0];

@@ -24,7 +24,13 @@ export { fetchWithProgress, type DownloadProgress } from './fetch.ts';
 export type { SourceFormat } from './parse.ts';
 export type { DatasetSpec } from './verify.ts';
 export { UserDatasetStore, type UserDatasetMeta } from './userStore.ts';
-export { isUserDatasetId, userDatasetId, UserCsvError, USER_CSV_MAX_BYTES, type UserCsvErrorInfo } from './userCsv.ts';
+export {
+  isUserDatasetId,
+  userDatasetId,
+  UserCsvError,
+  USER_CSV_MAX_BYTES,
+  type UserCsvErrorInfo,
+} from './userCsv.ts';
 
 export type LoadPhase = 'download' | 'parse' | 'verify' | 'cache';
 
@@ -83,8 +89,15 @@ function specOf(id: BuiltinDatasetId, override?: Partial<DatasetInfo>): DatasetI
 }
 
 /** Bytes of one source to a verified Dataset. */
-async function fromBytes(spec: DatasetSpec, bytes: Uint8Array, format: SourceFormat, source: string | undefined,
-  phase: (p: LoadPhase) => void, timings: Record<LoadPhase, number>, now: () => number): Promise<Dataset> {
+async function fromBytes(
+  spec: DatasetSpec,
+  bytes: Uint8Array,
+  format: SourceFormat,
+  source: string | undefined,
+  phase: (p: LoadPhase) => void,
+  timings: Record<LoadPhase, number>,
+  now: () => number,
+): Promise<Dataset> {
   phase('parse');
   let t = now();
   const raw = await parseBytes(spec.id, bytes, format, spec.labelColumn);
@@ -98,11 +111,23 @@ async function fromBytes(spec: DatasetSpec, bytes: Uint8Array, format: SourceFor
 }
 
 /** Parses and verifies a file given as bytes (the CLI's --data-dir). No network, no cache. */
-export async function loadDatasetFromBytes(id: string, bytes: Uint8Array, format: SourceFormat,
-  override?: Partial<DatasetInfo>): Promise<Dataset> {
+export async function loadDatasetFromBytes(
+  id: string,
+  bytes: Uint8Array,
+  format: SourceFormat,
+  override?: Partial<DatasetInfo>,
+): Promise<Dataset> {
   assertKnown(id);
   const timings = { download: 0, parse: 0, verify: 0, cache: 0 };
-  return fromBytes(specOf(id, override), bytes, format, undefined, () => {}, timings, () => 0);
+  return fromBytes(
+    specOf(id, override),
+    bytes,
+    format,
+    undefined,
+    () => {},
+    timings,
+    () => 0,
+  );
 }
 
 /** Picks the error to show after every source failed: the first that says more than 'network'. */
@@ -113,13 +138,22 @@ function finalError(id: string, errors: DatasetError[]): DatasetError {
   if (errors.every((e) => e.kind === 'network')) {
     const hosts = errors.map((e) => (e.url ? new URL(e.url).host : '?'));
     return new DatasetError({
-      kind: 'network', datasetId: id, url: main.url, retryable: true,
+      kind: 'network',
+      datasetId: id,
+      url: main.url,
+      retryable: true,
       message: `Could not reach ${hosts.join(' or ')} to download '${id}' (offline?).`,
     });
   }
-  const others = errors.filter((e) => e !== main).map((e) => e.message).join(' ');
+  const others = errors
+    .filter((e) => e !== main)
+    .map((e) => e.message)
+    .join(' ');
   return new DatasetError({
-    kind: main.kind, datasetId: id, url: main.url, status: main.status,
+    kind: main.kind,
+    datasetId: id,
+    url: main.url,
+    status: main.status,
     retryable: errors.some((e) => e.retryable),
     message: `${main.message} Other sources failed too: ${others}`,
   });
@@ -127,7 +161,12 @@ function finalError(id: string, errors: DatasetError[]): DatasetError {
 
 function assertKnown(id: string): asserts id is BuiltinDatasetId {
   if (!isBuiltinDatasetId(id)) {
-    throw new DatasetError({ kind: 'shape', retryable: false, datasetId: id, message: `Unknown dataset '${id}'; expected one of ${Object.keys(DATASETS).join(', ')}.` });
+    throw new DatasetError({
+      kind: 'shape',
+      retryable: false,
+      datasetId: id,
+      message: `Unknown dataset '${id}'; expected one of ${Object.keys(DATASETS).join(', ')}.`,
+    });
   }
 }
 
@@ -135,8 +174,12 @@ function assertKnown(id: string): asserts id is BuiltinDatasetId {
 async function loadUserDataset(id: string, opts: LoadOptions): Promise<LoadReport> {
   const store = opts.userStore === undefined ? defaultUserStore() : opts.userStore;
   if (!store) {
-    throw new DatasetError({ kind: 'shape', retryable: false, datasetId: id,
-      message: `Dataset '${id}' is a user dataset; those live in the browser's IndexedDB, which is not available here.` });
+    throw new DatasetError({
+      kind: 'shape',
+      retryable: false,
+      datasetId: id,
+      message: `Dataset '${id}' is a user dataset; those live in the browser's IndexedDB, which is not available here.`,
+    });
   }
   const now = opts.now ?? (() => performance.now());
   const timings: Record<LoadPhase, number> = { download: 0, parse: 0, verify: 0, cache: 0 };
@@ -147,8 +190,12 @@ async function loadUserDataset(id: string, opts: LoadOptions): Promise<LoadRepor
   timings.cache = now() - t;
   if (damaged) throw damaged;
   if (!hit) {
-    throw new DatasetError({ kind: 'shape', retryable: false, datasetId: id,
-      message: `There is no user dataset '${id}' in this browser. Import its CSV on the Data page (user datasets stay in the browser that imported them).` });
+    throw new DatasetError({
+      kind: 'shape',
+      retryable: false,
+      datasetId: id,
+      message: `There is no user dataset '${id}' in this browser. Import its CSV on the Data page (user datasets stay in the browser that imported them).`,
+    });
   }
   const { meta, ...dataset } = hit;
   return { dataset, origin: 'user', source: meta.source, downloadBytes: 0, timings, skipped: [] };
@@ -160,19 +207,26 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
   const info = specOf(id, opts.override);
   const now = opts.now ?? (() => performance.now());
   const timings: Record<LoadPhase, number> = { download: 0, parse: 0, verify: 0, cache: 0 };
-  const phase = (p: LoadPhase, extra: Partial<LoadProgress> = {}) => opts.onProgress?.({ id, phase: p, ...extra });
+  const phase = (p: LoadPhase, extra: Partial<LoadProgress> = {}) =>
+    opts.onProgress?.({ id, phase: p, ...extra });
   const throwIfAborted = () => {
-    if (opts.signal?.aborted) throw opts.signal.reason ?? new DOMException('The load was aborted.', 'AbortError');
+    if (opts.signal?.aborted)
+      throw opts.signal.reason ?? new DOMException('The load was aborted.', 'AbortError');
   };
 
   if (info.embedded) {
     const base = opts.baseUrl ?? globalThis.location?.href;
-    if (!base) throw new Error(`loadDataset('${id}'): baseUrl is required outside a browser (the site's base URL).`);
+    if (!base)
+      throw new Error(`loadDataset('${id}'): baseUrl is required outside a browser (the site's base URL).`);
     const url = new URL(info.embeddedPath ?? `data/${id}.csv`, base).href;
     phase('download', { source: url });
     const t = now();
-    const bytes = await fetchWithProgress(url, { signal: opts.signal, fetchImpl: opts.fetchImpl, datasetId: id,
-      onProgress: (p) => phase('download', { source: url, ...p }) });
+    const bytes = await fetchWithProgress(url, {
+      signal: opts.signal,
+      fetchImpl: opts.fetchImpl,
+      datasetId: id,
+      onProgress: (p) => phase('download', { source: url, ...p }),
+    });
     timings.download = now() - t;
     const dataset = await fromBytes(info, bytes, 'csv', url, phase, timings, now);
     return { dataset, origin: 'embedded', source: url, downloadBytes: bytes.length, timings, skipped: [] };
@@ -187,7 +241,14 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
     // A cached copy of an unpinned dataset counts only if the caller did not ask for other content.
     if (hit && (info.sha256 === null || hit.sha256 === info.sha256)) {
       const { meta, ...dataset } = hit;
-      return { dataset, origin: 'cache', source: 'indexeddb', downloadBytes: meta.downloadBytes, timings, skipped: [] };
+      return {
+        dataset,
+        origin: 'cache',
+        source: 'indexeddb',
+        downloadBytes: meta.downloadBytes,
+        timings,
+        skipped: [],
+      };
     }
   }
 
@@ -197,8 +258,13 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
     try {
       phase('download', { source: src.url });
       const t = now();
-      const bytes = await fetchWithProgress(src.url, { signal: opts.signal, fetchImpl: opts.fetchImpl, datasetId: id, now,
-        onProgress: (p) => phase('download', { source: src.url, ...p }) });
+      const bytes = await fetchWithProgress(src.url, {
+        signal: opts.signal,
+        fetchImpl: opts.fetchImpl,
+        datasetId: id,
+        now,
+        onProgress: (p) => phase('download', { source: src.url, ...p }),
+      });
       timings.download = now() - t;
       throwIfAborted();
       const dataset = await fromBytes(info, bytes, src.format, src.url, phase, timings, now);
@@ -206,10 +272,21 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
       if (cache) {
         phase('cache');
         const tc = now();
-        await cache.put(dataset, { source: src.url, downloadBytes: bytes.length, fetchedAt: (opts.clock ?? Date.now)() });
+        await cache.put(dataset, {
+          source: src.url,
+          downloadBytes: bytes.length,
+          fetchedAt: (opts.clock ?? Date.now)(),
+        });
         timings.cache = now() - tc;
       }
-      return { dataset, origin: 'network', source: src.url, downloadBytes: bytes.length, timings, skipped: errors };
+      return {
+        dataset,
+        origin: 'network',
+        source: src.url,
+        downloadBytes: bytes.length,
+        timings,
+        skipped: errors,
+      };
     } catch (e) {
       if (isAbortError(e)) throw e;
       // A full disk is not the host's fault: another host would not help.
@@ -218,7 +295,12 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
     }
   }
   if (errors.length === 0) {
-    throw new DatasetError({ kind: 'network', retryable: false, datasetId: id, message: `Dataset '${id}' has no download source.` });
+    throw new DatasetError({
+      kind: 'network',
+      retryable: false,
+      datasetId: id,
+      message: `Dataset '${id}' has no download source.`,
+    });
   }
   throw finalError(id, errors);
 }
@@ -228,19 +310,39 @@ export async function loadDatasetWithReport(id: string, opts: LoadOptions = {}):
  * verified against the registry (pinned SHA-256, or shape and class counts) exactly like a
  * download, then stored in the same cache. Throws DatasetError (wrong content, unknown format).
  */
-export async function importDatasetFile(id: string, bytes: Uint8Array, fileName: string,
-  opts: Pick<LoadOptions, 'cache' | 'clock' | 'now' | 'onProgress'> = {}): Promise<LoadReport> {
+export async function importDatasetFile(
+  id: string,
+  bytes: Uint8Array,
+  fileName: string,
+  opts: Pick<LoadOptions, 'cache' | 'clock' | 'now' | 'onProgress'> = {},
+): Promise<LoadReport> {
   assertKnown(id);
   const info = DATASETS[id];
-  const format: SourceFormat | null = /\.(pq|parquet)$/i.test(fileName) ? 'parquet' : /\.csv$/i.test(fileName) ? 'csv' : null;
+  const format: SourceFormat | null = /\.(pq|parquet)$/i.test(fileName)
+    ? 'parquet'
+    : /\.csv$/i.test(fileName)
+      ? 'csv'
+      : null;
   if (!format) {
-    throw new DatasetError({ kind: 'parse', retryable: false, datasetId: id,
-      message: `'${fileName}' is neither a parquet file (.pq, .parquet) nor a CSV (.csv); give ${id}.pq from OpenML or a canonical ${id}.csv.` });
+    throw new DatasetError({
+      kind: 'parse',
+      retryable: false,
+      datasetId: id,
+      message: `'${fileName}' is neither a parquet file (.pq, .parquet) nor a CSV (.csv); give ${id}.pq from OpenML or a canonical ${id}.csv.`,
+    });
   }
   const now = opts.now ?? (() => performance.now());
   const timings: Record<LoadPhase, number> = { download: 0, parse: 0, verify: 0, cache: 0 };
   const source = `file:${fileName}`;
-  const dataset = await fromBytes(info, bytes, format, source, (p) => opts.onProgress?.({ id, phase: p }), timings, now);
+  const dataset = await fromBytes(
+    info,
+    bytes,
+    format,
+    source,
+    (p) => opts.onProgress?.({ id, phase: p }),
+    timings,
+    now,
+  );
   const cache = opts.cache === undefined ? defaultCache() : opts.cache;
   if (cache) {
     opts.onProgress?.({ id, phase: 'cache' });
@@ -262,20 +364,30 @@ export async function loadDataset(id: string, opts: LoadOptions = {}): Promise<D
   return (await loadDatasetWithReport(id, opts)).dataset;
 }
 
-export async function listCachedDatasets(cache: DatasetCache | null = defaultCache()): Promise<DatasetMeta[]> {
+export async function listCachedDatasets(
+  cache: DatasetCache | null = defaultCache(),
+): Promise<DatasetMeta[]> {
   return cache ? cache.list() : [];
 }
 
-export async function deleteCachedDataset(id: string, cache: DatasetCache | null = defaultCache()): Promise<void> {
+export async function deleteCachedDataset(
+  id: string,
+  cache: DatasetCache | null = defaultCache(),
+): Promise<void> {
   await cache?.delete(id);
 }
 
 /** The user datasets stored in this browser (summaries only). */
-export async function listUserDatasets(store: UserDatasetStore | null = defaultUserStore()): Promise<UserDatasetMeta[]> {
+export async function listUserDatasets(
+  store: UserDatasetStore | null = defaultUserStore(),
+): Promise<UserDatasetMeta[]> {
   return store ? store.list() : [];
 }
 
-export async function deleteUserDataset(id: string, store: UserDatasetStore | null = defaultUserStore()): Promise<void> {
+export async function deleteUserDataset(
+  id: string,
+  store: UserDatasetStore | null = defaultUserStore(),
+): Promise<void> {
   await store?.delete(id);
 }
 
@@ -285,19 +397,33 @@ export async function deleteUserDataset(id: string, store: UserDatasetStore | nu
  * 'exists' (carrying the stored entry). Throws UserCsvError (what is wrong, with row and column)
  * or DatasetError 'quota'.
  */
-export async function saveUserCsv(text: string, opts: UserCsvOptions & { source: string; fileBytes: number; clock?: () => number; replace?: boolean },
-  store: UserDatasetStore | null = defaultUserStore()): Promise<UserDatasetMeta> {
+export async function saveUserCsv(
+  text: string,
+  opts: UserCsvOptions & { source: string; fileBytes: number; clock?: () => number; replace?: boolean },
+  store: UserDatasetStore | null = defaultUserStore(),
+): Promise<UserDatasetMeta> {
   const built = await buildUserDataset(text, opts);
   if (!store) throw new Error('saveUserCsv: no IndexedDB here to store the dataset in.');
   try {
-    return await store.put(built.dataset, {
-      name: opts.name, labelColumn: built.labelColumn, classCounts: built.classCounts, labels: built.labels,
-      source: opts.source, fileBytes: opts.fileBytes, createdAt: (opts.clock ?? Date.now)(),
-    }, { replace: opts.replace });
+    return await store.put(
+      built.dataset,
+      {
+        name: opts.name,
+        labelColumn: built.labelColumn,
+        classCounts: built.classCounts,
+        labels: built.labels,
+        source: opts.source,
+        fileBytes: opts.fileBytes,
+        createdAt: (opts.clock ?? Date.now)(),
+      },
+      { replace: opts.replace },
+    );
   } catch (e) {
     if (!(e instanceof UserDatasetExistsError)) throw e;
     const { id, name, sha256, N, d, createdAt } = e.existing;
-    throw new UserCsvError('exists', e.message, { existing: { id, name, sha256, N, d, createdAt, newSha256: built.dataset.sha256 } });
+    throw new UserCsvError('exists', e.message, {
+      existing: { id, name, sha256, N, d, createdAt, newSha256: built.dataset.sha256 },
+    });
   }
 }
 
@@ -314,11 +440,19 @@ export interface VerifyReport {
  * Re-verifies what this browser holds for a dataset by hashing it in full: the cached download,
  * the stored user dataset, or the site's embedded file. A damaged entry is removed.
  */
-export async function verifyStoredDataset(id: string, opts: Pick<LoadOptions, 'cache' | 'userStore' | 'baseUrl' | 'fetchImpl'> = {}): Promise<VerifyReport> {
+export async function verifyStoredDataset(
+  id: string,
+  opts: Pick<LoadOptions, 'cache' | 'userStore' | 'baseUrl' | 'fetchImpl'> = {},
+): Promise<VerifyReport> {
   if (isUserDatasetId(id)) {
     try {
       const r = await loadUserDataset(id, { userStore: opts.userStore });
-      return { id, status: 'ok', sha256: r.dataset.sha256, message: `OK: SHA-256 ${r.dataset.sha256.slice(0, 12)}… matches the recorded hash.` };
+      return {
+        id,
+        status: 'ok',
+        sha256: r.dataset.sha256,
+        message: `OK: SHA-256 ${r.dataset.sha256.slice(0, 12)}… matches the recorded hash.`,
+      };
     } catch (e) {
       if (!isDatasetError(e)) throw e;
       return { id, status: e.kind === 'corrupt-cache' ? 'dropped' : 'absent', message: e.message };
@@ -328,8 +462,17 @@ export async function verifyStoredDataset(id: string, opts: Pick<LoadOptions, 'c
   const info = DATASETS[id];
   if (info.embedded) {
     try {
-      const r = await loadDatasetWithReport(id, { cache: null, baseUrl: opts.baseUrl, fetchImpl: opts.fetchImpl });
-      return { id, status: 'ok', sha256: r.dataset.sha256, message: `OK: SHA-256 ${r.dataset.sha256.slice(0, 12)}… matches the pinned hash.` };
+      const r = await loadDatasetWithReport(id, {
+        cache: null,
+        baseUrl: opts.baseUrl,
+        fetchImpl: opts.fetchImpl,
+      });
+      return {
+        id,
+        status: 'ok',
+        sha256: r.dataset.sha256,
+        message: `OK: SHA-256 ${r.dataset.sha256.slice(0, 12)}… matches the pinned hash.`,
+      };
     } catch (e) {
       if (!isDatasetError(e)) throw e;
       return { id, status: 'mismatch', message: e.message };
@@ -339,12 +482,21 @@ export async function verifyStoredDataset(id: string, opts: Pick<LoadOptions, 'c
   let damaged: DatasetError | null = null;
   const hit = cache ? await cache.get(id, (e) => (damaged = e)) : null;
   if (damaged) return { id, status: 'dropped', message: (damaged as DatasetError).message };
-  if (!hit || !cache) return { id, status: 'absent', message: `Dataset '${id}' is not cached in this browser; download it first.` };
+  if (!hit || !cache)
+    return {
+      id,
+      status: 'absent',
+      message: `Dataset '${id}' is not cached in this browser; download it first.`,
+    };
   // cache.get re-hashes entries up to FULL_REHASH_MAX_VALUES only; a re-verify always hashes in full.
   const sha256 = await canonicalSha256(hit);
   if (sha256 !== hit.meta.sha256) {
     await cache.delete(id);
-    return { id, status: 'dropped', message: `The cached copy of dataset '${id}' is damaged (content hash mismatch); it was removed and will be downloaded again.` };
+    return {
+      id,
+      status: 'dropped',
+      message: `The cached copy of dataset '${id}' is damaged (content hash mismatch); it was removed and will be downloaded again.`,
+    };
   }
   const against = info.sha256 === null ? 'the hash recorded at download' : 'the pinned hash';
   return { id, status: 'ok', sha256, message: `OK: SHA-256 ${sha256.slice(0, 12)}… matches ${against}.` };

@@ -16,7 +16,9 @@ export function isDecimalNumber(s: string): boolean {
 export function sortedDistinctLabels(raw: readonly string[]): string[] {
   const distinct = Array.from(new Set(raw));
   const numeric = distinct.every((s) => isDecimalNumber(s.trim()));
-  return numeric ? distinct.sort((a, b) => Number(a) - Number(b)) : distinct.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return numeric
+    ? distinct.sort((a, b) => Number(a) - Number(b))
+    : distinct.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 export interface EncodedLabels {

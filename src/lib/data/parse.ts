@@ -18,7 +18,12 @@ export interface RawTable {
 }
 
 function parseError(datasetId: string, message: string): DatasetError {
-  return new DatasetError({ kind: 'parse', retryable: false, datasetId, message: `Dataset '${datasetId}': ${message}` });
+  return new DatasetError({
+    kind: 'parse',
+    retryable: false,
+    datasetId,
+    message: `Dataset '${datasetId}': ${message}`,
+  });
 }
 
 /** One cell to a number: numbers, bigints, booleans and numeric text (OpenML's nominal {0,1}). */
@@ -30,22 +35,36 @@ function toNumber(v: unknown): number {
   return NaN;
 }
 
-function splitColumns(datasetId: string, names: string[], labelColumn: string): { features: string[]; label: string } {
+function splitColumns(
+  datasetId: string,
+  names: string[],
+  labelColumn: string,
+): { features: string[]; label: string } {
   // pandas may store a non-default index as a column; it is not a feature.
   const cols = names.filter((n) => !n.startsWith('__index_level_'));
   if (!cols.includes(labelColumn)) {
-    throw parseError(datasetId, `the file has no label column '${labelColumn}'; columns are ${JSON.stringify(cols.slice(0, 20))}${cols.length > 20 ? '...' : ''}.`);
+    throw parseError(
+      datasetId,
+      `the file has no label column '${labelColumn}'; columns are ${JSON.stringify(cols.slice(0, 20))}${cols.length > 20 ? '...' : ''}.`,
+    );
   }
   return { features: cols.filter((n) => n !== labelColumn), label: labelColumn };
 }
 
-export async function parseParquet(datasetId: string, bytes: Uint8Array, labelColumn: string): Promise<RawTable> {
+export async function parseParquet(
+  datasetId: string,
+  bytes: Uint8Array,
+  labelColumn: string,
+): Promise<RawTable> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   let metadata;
   try {
     metadata = parquetMetadata(file);
   } catch (e) {
-    throw parseError(datasetId, `the file is not a readable parquet file (${e instanceof Error ? e.message : String(e)}).`);
+    throw parseError(
+      datasetId,
+      `the file is not a readable parquet file (${e instanceof Error ? e.message : String(e)}).`,
+    );
   }
   const names = parquetSchema(metadata).children.map((c) => c.element.name);
   const { features, label } = splitColumns(datasetId, names, labelColumn);
@@ -60,7 +79,11 @@ export async function parseParquet(datasetId: string, bytes: Uint8Array, labelCo
     const rowEnd = rowStart + Number(group.num_rows);
     try {
       await parquetRead({
-        file, metadata, rowStart, rowEnd, columns: [...features, label],
+        file,
+        metadata,
+        rowStart,
+        rowEnd,
+        columns: [...features, label],
         onChunk: ({ columnName, columnData, rowStart: r0, rowEnd: r1 }) => {
           // Chunks may reach outside the requested range; keep only this group's rows.
           const from = Math.max(r0, rowStart);
@@ -77,13 +100,17 @@ export async function parseParquet(datasetId: string, bytes: Uint8Array, labelCo
           if (j === undefined) return;
           for (let r = from; r < to; r++) {
             const v = toNumber(columnData[r - r0]);
-            if (!Number.isFinite(v)) bad ??= `row ${r + 1}, column '${columnName}' is not a number: ${JSON.stringify(String(columnData[r - r0]))}`;
+            if (!Number.isFinite(v))
+              bad ??= `row ${r + 1}, column '${columnName}' is not a number: ${JSON.stringify(String(columnData[r - r0]))}`;
             X[r * d + j] = v;
           }
         },
       });
     } catch (e) {
-      throw parseError(datasetId, `reading parquet rows ${rowStart}..${rowEnd - 1} failed (${e instanceof Error ? e.message : String(e)}).`);
+      throw parseError(
+        datasetId,
+        `reading parquet rows ${rowStart}..${rowEnd - 1} failed (${e instanceof Error ? e.message : String(e)}).`,
+      );
     }
     rowStart = rowEnd;
   }
@@ -109,7 +136,11 @@ export function parseCsv(datasetId: string, text: string, labelColumn: string): 
     }
     for (let j = 0; j < d; j++) {
       const v = toNumber(cells[fIdx[j]]);
-      if (!Number.isFinite(v)) throw parseError(datasetId, `CSV row ${r + 2}, column '${features[j]}' is not a number: ${JSON.stringify(cells[fIdx[j]])}.`);
+      if (!Number.isFinite(v))
+        throw parseError(
+          datasetId,
+          `CSV row ${r + 2}, column '${features[j]}' is not a number: ${JSON.stringify(cells[fIdx[j]])}.`,
+        );
       X[r * d + j] = v;
     }
     rawLabels[r] = cells[lIdx].trim();
@@ -117,7 +148,12 @@ export function parseCsv(datasetId: string, text: string, labelColumn: string): 
   return { N, d, X, rawLabels, featureNames: features };
 }
 
-export async function parseBytes(datasetId: string, bytes: Uint8Array, format: SourceFormat, labelColumn: string): Promise<RawTable> {
+export async function parseBytes(
+  datasetId: string,
+  bytes: Uint8Array,
+  format: SourceFormat,
+  labelColumn: string,
+): Promise<RawTable> {
   if (format === 'parquet') return parseParquet(datasetId, bytes, labelColumn);
   return parseCsv(datasetId, new TextDecoder().decode(bytes), labelColumn);
 }

@@ -46,7 +46,11 @@ function openmlParquetSources(id: number): DatasetSource[] {
   const path = `datasets/${String(Math.floor(id / 10000)).padStart(4, '0')}/${String(id).padStart(4, '0')}/dataset_${id}.pq`;
   return [
     { format: 'parquet', url: `https://data.openml.org/${path}`, host: 'data.openml.org' },
-    { format: 'parquet', url: `https://openml1.win.tue.nl/${path}`, host: 'openml1.win.tue.nl (OpenML MinIO)' },
+    {
+      format: 'parquet',
+      url: `https://openml1.win.tue.nl/${path}`,
+      host: 'openml1.win.tue.nl (OpenML MinIO)',
+    },
   ];
 }
 
@@ -65,7 +69,8 @@ export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
     labelColumn: 'class',
     classNames: ['setosa', 'versicolor', 'virginica'],
     licence: UCI_LICENCE,
-    citation: 'Fisher, R. A. (1936). Iris [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C56C76',
+    citation:
+      'Fisher, R. A. (1936). Iris [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C56C76',
     origin: "scikit-learn's bundled copy (rows 35 and 38 differ from the UCI file)",
   },
   wine: {
@@ -82,7 +87,8 @@ export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
     labelColumn: 'class',
     classNames: ['class_0', 'class_1', 'class_2'],
     licence: UCI_LICENCE,
-    citation: 'Aeberhard, S. & Forina, M. (1992). Wine [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C5PC7J',
+    citation:
+      'Aeberhard, S. & Forina, M. (1992). Wine [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C5PC7J',
     origin: "scikit-learn's bundled copy of UCI Wine",
   },
   letter: {
@@ -91,17 +97,38 @@ export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
     N: 20000,
     d: 16,
     k: 26,
-    classCounts: [789, 766, 736, 805, 768, 775, 773, 734, 755, 747, 739, 761, 792, 783, 753, 803, 783, 758, 748, 796, 813, 764, 752, 787, 786, 734],
+    classCounts: [
+      789, 766, 736, 805, 768, 775, 773, 734, 755, 747, 739, 761, 792, 783, 753, 803, 783, 758, 748, 796, 813,
+      764, 752, 787, 786, 734,
+    ],
     embedded: false,
     sources: openmlParquetSources(6),
     // Canonical content of UCI Letter Recognition in UCI row order, made offline from Debian's
     // r-cran-mlbench copy by scripts/fixtures/make_letter.py (tests/fixtures/data/letter.csv).
     sha256: '56cd81c48b97e57b1ef8140b53839c2c78e7b3d7fbd197e03876c30a239307f8',
     labelColumn: 'class',
-    featureNames: ['x-box', 'y-box', 'width', 'high', 'onpix', 'x-bar', 'y-bar', 'x2bar', 'y2bar', 'xybar', 'x2ybr', 'xy2br', 'x-ege', 'xegvy', 'y-ege', 'yegvx'],
+    featureNames: [
+      'x-box',
+      'y-box',
+      'width',
+      'high',
+      'onpix',
+      'x-bar',
+      'y-bar',
+      'x2bar',
+      'y2bar',
+      'xybar',
+      'x2ybr',
+      'xy2br',
+      'x-ege',
+      'xegvy',
+      'y-ege',
+      'yegvx',
+    ],
     classNames: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''),
     licence: UCI_LICENCE,
-    citation: 'Slate, D. (1991). Letter Recognition [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C5ZP40',
+    citation:
+      'Slate, D. (1991). Letter Recognition [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C5ZP40',
     origin: 'OpenML dataset 6',
   },
   covertype: {
@@ -117,7 +144,8 @@ export const DATASETS: Record<BuiltinDatasetId, DatasetInfo> = {
     labelColumn: 'class',
     classNames: ['1', '2', '3', '4', '5', '6', '7'],
     licence: UCI_LICENCE,
-    citation: 'Blackard, J. (1998). Covertype [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C50K5N',
+    citation:
+      'Blackard, J. (1998). Covertype [Dataset]. UCI Machine Learning Repository. https://doi.org/10.24432/C50K5N',
     origin: 'OpenML dataset 1596',
   },
 };

@@ -25,13 +25,27 @@ export const USER_CSV_MAX_ABS = 1e100;
 export const USER_LABELS_TAGS = [5, 10] as const;
 
 export type UserCsvProblem =
-  | 'too-large' | 'empty' | 'header-only' | 'no-features' | 'empty-column-name' | 'duplicate-column'
-  | 'no-label-column' | 'ragged' | 'non-numeric' | 'out-of-range' | 'empty-label' | 'one-class' | 'too-many-classes'
-  | 'too-few-rows' | 'not-a-label' | 'bad-name'
+  | 'too-large'
+  | 'empty'
+  | 'header-only'
+  | 'no-features'
+  | 'empty-column-name'
+  | 'duplicate-column'
+  | 'no-label-column'
+  | 'ragged'
+  | 'non-numeric'
+  | 'out-of-range'
+  | 'empty-label'
+  | 'one-class'
+  | 'too-many-classes'
+  | 'too-few-rows'
+  | 'not-a-label'
+  | 'bad-name'
   /** The id holds a dataset with other content; saving needs the user's confirmation to replace it. */
   | 'exists'
   /** Not the file's fault: the browser's storage is full ('quota') or something unexpected broke. */
-  | 'storage' | 'unexpected';
+  | 'storage'
+  | 'unexpected';
 
 /** A CSV the benchmark cannot use, with where (1-based file row, column name) when that helps. */
 export class UserCsvError extends DatasetError {
@@ -40,7 +54,11 @@ export class UserCsvError extends DatasetError {
   readonly column?: string;
   readonly existing?: ExistingUserDataset;
 
-  constructor(problem: UserCsvProblem, message: string, where: { row?: number; column?: string; existing?: ExistingUserDataset } = {}) {
+  constructor(
+    problem: UserCsvProblem,
+    message: string,
+    where: { row?: number; column?: string; existing?: ExistingUserDataset } = {},
+  ) {
     super({ kind: 'parse', retryable: false, message });
     this.name = 'UserCsvError';
     this.problem = problem;
@@ -51,7 +69,12 @@ export class UserCsvError extends DatasetError {
 
   /** Plain record for the worker boundary (comlink keeps only an Error's message). */
   toInfo(): UserCsvErrorInfo {
-    const info: UserCsvErrorInfo = { problem: this.problem, message: this.message, row: this.row, column: this.column };
+    const info: UserCsvErrorInfo = {
+      problem: this.problem,
+      message: this.message,
+      row: this.row,
+      column: this.column,
+    };
     if (this.existing) info.existing = { ...this.existing };
     return info;
   }
@@ -85,10 +108,19 @@ export function isUserDatasetId(id: string): boolean {
  * the result schema's id alphabet. Throws 'bad-name' when nothing usable is left.
  */
 export function userDatasetId(name: string): string {
-  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
   if (slug === '') {
-    throw new UserCsvError('bad-name', `The name ${JSON.stringify(name)} has no letters or digits; give the dataset a name such as "my-data".`);
+    throw new UserCsvError(
+      'bad-name',
+      `The name ${JSON.stringify(name)} has no letters or digits; give the dataset a name such as "my-data".`,
+    );
   }
   return USER_ID_PREFIX + slug;
 }
@@ -96,8 +128,11 @@ export function userDatasetId(name: string): string {
 /** Refuses a file by its size alone, before reading it. */
 export function checkUserCsvSize(bytes: number, fileName = 'The file'): void {
   if (bytes > USER_CSV_MAX_BYTES) {
-    throw new UserCsvError('too-large', `${fileName} is ${formatBytes(bytes)}; the limit is ${formatBytes(USER_CSV_MAX_BYTES)}. ` +
-      'Use a sample of the rows, or drop columns you do not need.');
+    throw new UserCsvError(
+      'too-large',
+      `${fileName} is ${formatBytes(bytes)}; the limit is ${formatBytes(USER_CSV_MAX_BYTES)}. ` +
+        'Use a sample of the rows, or drop columns you do not need.',
+    );
   }
 }
 
@@ -116,23 +151,36 @@ function readTable(text: string, maxRows = Infinity): Table {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (body.trim() === '') throw new UserCsvError('empty', 'The file is empty.');
   const all = csvParseRows(body);
-  const numbered = all.map((cells, i) => ({ line: i + 1, cells })).filter((r) => !(r.cells.length === 1 && r.cells[0].trim() === ''));
+  const numbered = all
+    .map((cells, i) => ({ line: i + 1, cells }))
+    .filter((r) => !(r.cells.length === 1 && r.cells[0].trim() === ''));
   const header = numbered[0].cells.map((c) => c.trim());
   const rows = numbered.slice(1, maxRows === Infinity ? undefined : maxRows + 1);
   const seen = new Map<string, number>();
   header.forEach((name, j) => {
     if (name === '') {
-      throw new UserCsvError('empty-column-name', `Column ${j + 1} has no name in the header (row ${numbered[0].line}). ` +
-        'Name every column (a pandas index column? save with index=False).', { row: numbered[0].line });
+      throw new UserCsvError(
+        'empty-column-name',
+        `Column ${j + 1} has no name in the header (row ${numbered[0].line}). ` +
+          'Name every column (a pandas index column? save with index=False).',
+        { row: numbered[0].line },
+      );
     }
     const first = seen.get(name);
     if (first !== undefined) {
-      throw new UserCsvError('duplicate-column', `Columns ${first + 1} and ${j + 1} are both named ${quote(name)}; column names must be unique.`, { column: name });
+      throw new UserCsvError(
+        'duplicate-column',
+        `Columns ${first + 1} and ${j + 1} are both named ${quote(name)}; column names must be unique.`,
+        { column: name },
+      );
     }
     seen.set(name, j);
   });
   if (header.length < 2) {
-    throw new UserCsvError('no-features', `The header has ${header.length} column (${quote(header[0])}); expected a label column and at least one feature column, separated by commas.`);
+    throw new UserCsvError(
+      'no-features',
+      `The header has ${header.length} column (${quote(header[0])}); expected a label column and at least one feature column, separated by commas.`,
+    );
   }
   if (numbered.length < 2) throw new UserCsvError('header-only', 'The file has a header but no data rows.');
   return { header, rows };
@@ -151,7 +199,12 @@ export interface CsvPreview {
 /** Header and first rows, for choosing the label column. Header problems throw UserCsvError. */
 export function previewCsv(text: string, maxRows = 8): CsvPreview {
   const { header, rows } = readTable(text, maxRows);
-  return { header, rows: rows.map((r) => r.cells), lines: rows.map((r) => r.line), defaultLabelColumn: header[header.length - 1] };
+  return {
+    header,
+    rows: rows.map((r) => r.cells),
+    lines: rows.map((r) => r.line),
+    defaultLabelColumn: header[header.length - 1],
+  };
 }
 
 export interface UserCsvOptions {
@@ -190,7 +243,11 @@ export function parseUserCsv(text: string, opts: UserCsvOptions): ParsedUserCsv 
   const labelColumn = opts.labelColumn ?? header[header.length - 1];
   const lIdx = header.indexOf(labelColumn);
   if (lIdx < 0) {
-    throw new UserCsvError('no-label-column', `There is no column ${quote(labelColumn)}; the columns are ${header.slice(0, 20).map(quote).join(', ')}${header.length > 20 ? ', …' : ''}.`, { column: labelColumn });
+    throw new UserCsvError(
+      'no-label-column',
+      `There is no column ${quote(labelColumn)}; the columns are ${header.slice(0, 20).map(quote).join(', ')}${header.length > 20 ? ', …' : ''}.`,
+      { column: labelColumn },
+    );
   }
   const fIdx = header.map((_, j) => j).filter((j) => j !== lIdx);
   const N = rows.length;
@@ -200,13 +257,21 @@ export function parseUserCsv(text: string, opts: UserCsvOptions): ParsedUserCsv 
   for (let r = 0; r < N; r++) {
     const { line, cells } = rows[r];
     if (cells.length !== header.length) {
-      throw new UserCsvError('ragged', `Row ${line} has ${cells.length} cells; the header has ${header.length} columns. ` +
-        'Every row needs one value per column (check for a missing or extra comma).', { row: line });
+      throw new UserCsvError(
+        'ragged',
+        `Row ${line} has ${cells.length} cells; the header has ${header.length} columns. ` +
+          'Every row needs one value per column (check for a missing or extra comma).',
+        { row: line },
+      );
     }
     for (let j = 0; j < d; j++) X[r * d + j] = featureValue(cells[fIdx[j]], line, header[fIdx[j]]);
     const label = cells[lIdx].trim();
     if (label === '') {
-      throw new UserCsvError('empty-label', `Row ${line} has no value in the label column ${quote(labelColumn)}.`, { row: line, column: labelColumn });
+      throw new UserCsvError(
+        'empty-label',
+        `Row ${line} has no value in the label column ${quote(labelColumn)}.`,
+        { row: line, column: labelColumn },
+      );
     }
     raw[r] = label;
   }
@@ -214,15 +279,29 @@ export function parseUserCsv(text: string, opts: UserCsvOptions): ParsedUserCsv 
   const { y, labels: classNames } = encodeLabels(raw);
   const k = classNames.length;
   if (k > USER_CSV_MAX_CLASSES) {
-    throw new UserCsvError('too-many-classes', `The label column ${quote(labelColumn)} has ${k} distinct values; at most ${USER_CSV_MAX_CLASSES} classes are supported. ` +
-      'Is it really the label column?', { column: labelColumn });
+    throw new UserCsvError(
+      'too-many-classes',
+      `The label column ${quote(labelColumn)} has ${k} distinct values; at most ${USER_CSV_MAX_CLASSES} classes are supported. ` +
+        'Is it really the label column?',
+      { column: labelColumn },
+    );
   }
   if (k < 2) {
-    throw new UserCsvError('one-class', `The label column ${quote(labelColumn)} holds one class only (${quote(classNames[0])}); a classifier needs at least two.`, { column: labelColumn });
+    throw new UserCsvError(
+      'one-class',
+      `The label column ${quote(labelColumn)} holds one class only (${quote(classNames[0])}); a classifier needs at least two.`,
+      { column: labelColumn },
+    );
   }
   const counts = classCounts(y, k);
   checkClassSizes(labelColumn, classNames, counts, labels);
-  return { dataset: { id, N, d, k, X, y, featureNames: fIdx.map((j) => header[j]), classNames }, labelColumn, classCounts: counts, labels, warnings };
+  return {
+    dataset: { id, N, d, k, X, y, featureNames: fIdx.map((j) => header[j]), classNames },
+    labelColumn,
+    classCounts: counts,
+    labels,
+    warnings,
+  };
 }
 
 /** One feature cell as a number: decimal only, finite, |x| ≤ USER_CSV_MAX_ABS; else a UserCsvError naming row and column. */
@@ -231,18 +310,37 @@ function featureValue(cell: string, line: number, column: string): number {
   const where = `Row ${line}, column ${quote(column)}`;
   const rule = 'Feature columns take decimal numbers only (like 12, -0.5 or 3e-4), no missing values';
   if (text === '') {
-    throw new UserCsvError('non-numeric', `${where} is empty. ${rule}; if this is the label, choose it as the label column.`, { row: line, column });
+    throw new UserCsvError(
+      'non-numeric',
+      `${where} is empty. ${rule}; if this is the label, choose it as the label column.`,
+      { row: line, column },
+    );
   }
   if (!DECIMAL_NUMBER.test(text)) {
-    const kind = /^[+-]?0[xX]/.test(text) ? ', a hexadecimal literal' : /^[+-]?0[bB]/.test(text) ? ', a binary literal'
-      : /^[+-]?0[oO]/.test(text) ? ', an octal literal' : /^[+-]?(inf(inity)?|nan)$/i.test(text) ? ', not a finite number' : ', not a number';
-    throw new UserCsvError('non-numeric', `${where} is ${quote(cell)}${kind}. ${rule}; if this is the label, choose it as the label column.`, { row: line, column });
+    const kind = /^[+-]?0[xX]/.test(text)
+      ? ', a hexadecimal literal'
+      : /^[+-]?0[bB]/.test(text)
+        ? ', a binary literal'
+        : /^[+-]?0[oO]/.test(text)
+          ? ', an octal literal'
+          : /^[+-]?(inf(inity)?|nan)$/i.test(text)
+            ? ', not a finite number'
+            : ', not a number';
+    throw new UserCsvError(
+      'non-numeric',
+      `${where} is ${quote(cell)}${kind}. ${rule}; if this is the label, choose it as the label column.`,
+      { row: line, column },
+    );
   }
   const v = Number(text);
   if (!(Math.abs(v) <= USER_CSV_MAX_ABS)) {
-    throw new UserCsvError('out-of-range', `${where} is ${quote(cell)}, outside the supported range |x| ≤ ${USER_CSV_MAX_ABS}: ` +
-      'squares and sums of such values overflow the float64 arithmetic of the scaler and the models. Feature columns take decimal numbers ' +
-      `within ±${USER_CSV_MAX_ABS}; rescale the column (for example to other units or its logarithm).`, { row: line, column });
+    throw new UserCsvError(
+      'out-of-range',
+      `${where} is ${quote(cell)}, outside the supported range |x| ≤ ${USER_CSV_MAX_ABS}: ` +
+        'squares and sums of such values overflow the float64 arithmetic of the scaler and the models. Feature columns take decimal numbers ' +
+        `within ±${USER_CSV_MAX_ABS}; rescale the column (for example to other units or its logarithm).`,
+      { row: line, column },
+    );
   }
   return v;
 }
@@ -267,16 +365,27 @@ function unifyLabelForms(raw: string[], labelColumn: string): string[] {
   }
   const clashes = [...formsByValue.values()].filter((forms) => forms.length > 1);
   if (clashes.length === 0) return [];
-  const listed = clashes.slice(0, 3).map((forms) => forms.slice(0, 4).map(quote).join(' and ')).join('; ') + (clashes.length > 3 ? `; and ${clashes.length - 3} more` : '');
+  const listed =
+    clashes
+      .slice(0, 3)
+      .map((forms) => forms.slice(0, 4).map(quote).join(' and '))
+      .join('; ') + (clashes.length > 3 ? `; and ${clashes.length - 3} more` : '');
   if (text !== null) {
-    return [`The label column ${quote(labelColumn)} holds text (such as ${quote(text)}) as well as numbers, so its labels are compared as text: ` +
-      `${listed} are different classes although they are the same number. Write each class one way if they are the same class.`];
+    return [
+      `The label column ${quote(labelColumn)} holds text (such as ${quote(text)}) as well as numbers, so its labels are compared as text: ` +
+        `${listed} are different classes although they are the same number. Write each class one way if they are the same class.`,
+    ];
   }
   const canonical = new Map<string, string>();
   for (const forms of clashes) for (const f of forms) canonical.set(f, forms[0]);
   for (let i = 0; i < raw.length; i++) raw[i] = canonical.get(raw[i]) ?? raw[i];
-  return [`Labels ${listed} in the column ${quote(labelColumn)} differ only in form; they were read as one class each ` +
-    `(${clashes.slice(0, 3).map((forms) => quote(forms[0])).join(', ')}). Write each class one way to silence this warning.`];
+  return [
+    `Labels ${listed} in the column ${quote(labelColumn)} differ only in form; they were read as one class each ` +
+      `(${clashes
+        .slice(0, 3)
+        .map((forms) => quote(forms[0]))
+        .join(', ')}). Write each class one way to silence this warning.`,
+  ];
 }
 
 /**
@@ -292,17 +401,31 @@ function checkClassSizes(labelColumn: string, classNames: string[], counts: numb
   // smaller labels value would not help; picking the right column would.
   const singletons = counts.filter((n) => n === 1).length;
   if (counts.length > 2 && singletons >= counts.length / 2) {
-    throw new UserCsvError('not-a-label', `The column ${quote(labelColumn)} does not look like a label column: ${singletons} of its ${counts.length} distinct values occur on one row only. ` +
-      'Choose the column that holds the class of each row; if the file has none, add one (a classifier needs a label for every row).', { column: labelColumn });
+    throw new UserCsvError(
+      'not-a-label',
+      `The column ${quote(labelColumn)} does not look like a label column: ${singletons} of its ${counts.length} distinct values occur on one row only. ` +
+        'Choose the column that holds the class of each row; if the file has none, add one (a classifier needs a label for every row).',
+      { column: labelColumn },
+    );
   }
-  const list = small.slice(0, 5).map((e) => `${quote(classNames[e.c])} has ${e.n}`).join(', ');
-  throw new UserCsvError('too-few-rows', `Too few rows per class for labels = ${labels}: ${list}${small.length > 5 ? `, and ${small.length - 5} more classes` : ''}; ` +
-    `each class needs at least ${need} (2·labels + 2: half of a class is the source side, which must hold about ${labels} labeled rows and at least one test row). ` +
-    `Add rows, merge small classes${labels > 5 ? ', or choose labels = 5' : ''}.`, { column: labelColumn });
+  const list = small
+    .slice(0, 5)
+    .map((e) => `${quote(classNames[e.c])} has ${e.n}`)
+    .join(', ');
+  throw new UserCsvError(
+    'too-few-rows',
+    `Too few rows per class for labels = ${labels}: ${list}${small.length > 5 ? `, and ${small.length - 5} more classes` : ''}; ` +
+      `each class needs at least ${need} (2·labels + 2: half of a class is the source side, which must hold about ${labels} labeled rows and at least one test row). ` +
+      `Add rows, merge small classes${labels > 5 ? ', or choose labels = 5' : ''}.`,
+    { column: labelColumn },
+  );
 }
 
 /** parseUserCsv plus the canonical SHA-256 (PROTOCOL.md §4). */
-export async function buildUserDataset(text: string, opts: UserCsvOptions): Promise<ParsedUserCsv & { dataset: Dataset }> {
+export async function buildUserDataset(
+  text: string,
+  opts: UserCsvOptions,
+): Promise<ParsedUserCsv & { dataset: Dataset }> {
   const parsed = parseUserCsv(text, opts);
   const sha256 = await canonicalSha256(parsed.dataset);
   return { ...parsed, dataset: { ...parsed.dataset, sha256 } };

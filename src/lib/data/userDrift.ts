@@ -19,7 +19,10 @@ export interface UserDataDrift {
 }
 
 /** The run's user datasets whose recorded hash differs from the stored one (or that are gone). */
-export function userDataDrift(cells: readonly { dataset: { id: string; sha256: string } }[], stored: readonly UserDatasetMeta[]): UserDataDrift[] {
+export function userDataDrift(
+  cells: readonly { dataset: { id: string; sha256: string } }[],
+  stored: readonly UserDatasetMeta[],
+): UserDataDrift[] {
   const used = new Map<string, Set<string>>();
   for (const c of cells) {
     if (!isUserDatasetId(c.dataset.id)) continue;
@@ -35,11 +38,12 @@ export function userDataDrift(cells: readonly { dataset: { id: string; sha256: s
       if (now?.sha256 === sha) continue;
       const replacedAt = now?.replaced?.find((r) => r.sha256 === sha)?.replacedAt ?? null;
       const short = (h: string) => `${h.slice(0, 12)}…`;
-      const message = now === null
-        ? `This run used ${id} with SHA-256 ${short(sha)}; no dataset ${id} is stored in this browser now, so it cannot be re-run here without that CSV.`
-        : `This run was made on a different content of ${id} (SHA-256 ${short(sha)}) than the one stored now (SHA-256 ${short(now.sha256)}` +
-          `${replacedAt !== null ? `, replaced ${new Date(replacedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}). ` +
-          'Its numbers belong to the earlier content; a re-run would use the stored one.';
+      const message =
+        now === null
+          ? `This run used ${id} with SHA-256 ${short(sha)}; no dataset ${id} is stored in this browser now, so it cannot be re-run here without that CSV.`
+          : `This run was made on a different content of ${id} (SHA-256 ${short(sha)}) than the one stored now (SHA-256 ${short(now.sha256)}` +
+            `${replacedAt !== null ? `, replaced ${new Date(replacedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}). ` +
+            'Its numbers belong to the earlier content; a re-run would use the stored one.';
       out.push({ id, runSha256: sha, storedSha256: now?.sha256 ?? null, replacedAt, message });
     }
   }

@@ -50,9 +50,11 @@ export interface ReplacedContent {
 export class UserDatasetExistsError extends Error {
   readonly existing: UserDatasetMeta;
   constructor(existing: UserDatasetMeta) {
-    super(`A dataset with the id ${existing.id} is already stored ('${existing.name}', SHA-256 ${existing.sha256.slice(0, 12)}…, ` +
-      `${existing.N} rows × ${existing.d} features) with different content. Replace it, or give the new one another name. ` +
-      'Runs made on the stored content keep its SHA-256, so they stay identifiable.');
+    super(
+      `A dataset with the id ${existing.id} is already stored ('${existing.name}', SHA-256 ${existing.sha256.slice(0, 12)}…, ` +
+        `${existing.N} rows × ${existing.d} features) with different content. Replace it, or give the new one another name. ` +
+        'Runs made on the stored content keep its SHA-256, so they stay identifiable.',
+    );
     this.name = 'UserDatasetExistsError';
     this.existing = existing;
   }
@@ -71,7 +73,10 @@ interface UserDatasetRecord extends UserDatasetMeta {
   checksum: string;
 }
 
-export type UserPutMeta = Pick<UserDatasetMeta, 'name' | 'labelColumn' | 'classCounts' | 'labels' | 'source' | 'fileBytes' | 'createdAt'>;
+export type UserPutMeta = Pick<
+  UserDatasetMeta,
+  'name' | 'labelColumn' | 'classCounts' | 'labels' | 'source' | 'fileBytes' | 'createdAt'
+>;
 
 function isQuotaError(e: unknown): boolean {
   const name = (e as { name?: string } | null)?.name;
@@ -79,8 +84,38 @@ function isQuotaError(e: unknown): boolean {
 }
 
 function metaOf(r: UserDatasetMeta): UserDatasetMeta {
-  const { id, name, sha256, N, d, k, labelColumn, classNames, classCounts, labels, source, fileBytes, bytes, createdAt } = r;
-  const meta: UserDatasetMeta = { id, name, sha256, N, d, k, labelColumn, classNames: classNames.slice(), classCounts: classCounts.slice(), labels, source, fileBytes, bytes, createdAt };
+  const {
+    id,
+    name,
+    sha256,
+    N,
+    d,
+    k,
+    labelColumn,
+    classNames,
+    classCounts,
+    labels,
+    source,
+    fileBytes,
+    bytes,
+    createdAt,
+  } = r;
+  const meta: UserDatasetMeta = {
+    id,
+    name,
+    sha256,
+    N,
+    d,
+    k,
+    labelColumn,
+    classNames: classNames.slice(),
+    classCounts: classCounts.slice(),
+    labels,
+    source,
+    fileBytes,
+    bytes,
+    createdAt,
+  };
   if (r.replaced?.length) meta.replaced = r.replaced.map((e) => ({ ...e }));
   return meta;
 }
@@ -88,8 +123,6 @@ function metaOf(r: UserDatasetMeta): UserDatasetMeta {
 const MAX_REPLACED = 20;
 
 export class UserDatasetStore extends RacDbClient {
-
-
   /**
    * Stores a dataset. An id that holds different content is refused with UserDatasetExistsError
    * unless `replace` (checked in the same transaction as the write, so two tabs cannot race);
@@ -100,8 +133,19 @@ export class UserDatasetStore extends RacDbClient {
     const { xType, X } = compactX(ds.X);
     const y = ds.y.slice();
     const rec: UserDatasetRecord = {
-      ...meta, id: ds.id, sha256: ds.sha256, N: ds.N, d: ds.d, k: ds.k, classNames: ds.classNames.slice(),
-      bytes: X.byteLength + y.byteLength, xType, X, y, featureNames: ds.featureNames.slice(), checksum: checksum32x2([X, y]),
+      ...meta,
+      id: ds.id,
+      sha256: ds.sha256,
+      N: ds.N,
+      d: ds.d,
+      k: ds.k,
+      classNames: ds.classNames.slice(),
+      bytes: X.byteLength + y.byteLength,
+      xType,
+      X,
+      y,
+      featureNames: ds.featureNames.slice(),
+      checksum: checksum32x2([X, y]),
     };
     const db = await this.open();
     try {
@@ -114,7 +158,12 @@ export class UserDatasetStore extends RacDbClient {
           await tx.done.catch(() => undefined);
           throw new UserDatasetExistsError(metaOf(old));
         }
-        const entry: ReplacedContent = { sha256: old.sha256, name: old.name, createdAt: old.createdAt, replacedAt: meta.createdAt };
+        const entry: ReplacedContent = {
+          sha256: old.sha256,
+          name: old.name,
+          createdAt: old.createdAt,
+          replacedAt: meta.createdAt,
+        };
         rec.replaced = [entry, ...(old.replaced ?? [])].slice(0, MAX_REPLACED);
       } else if (old?.replaced) {
         rec.replaced = old.replaced;
@@ -124,8 +173,12 @@ export class UserDatasetStore extends RacDbClient {
       if (!isQuotaError(e)) throw e;
       const free = await this.freeSpaceNote();
       throw new DatasetError({
-        kind: 'quota', retryable: false, datasetId: ds.id, bytesNeeded: rec.bytes,
-        message: `The browser has no room to store '${meta.name}' (${formatBytes(rec.bytes)} needed).${free} ` +
+        kind: 'quota',
+        retryable: false,
+        datasetId: ds.id,
+        bytesNeeded: rec.bytes,
+        message:
+          `The browser has no room to store '${meta.name}' (${formatBytes(rec.bytes)} needed).${free} ` +
           'Delete cached or imported datasets, or allow more storage; nothing was changed.',
       });
     }
@@ -136,7 +189,8 @@ export class UserDatasetStore extends RacDbClient {
   async #check(rec: UserDatasetRecord): Promise<string | null> {
     const n = rec.N * rec.d;
     const XOk = rec.xType === 'f32' ? rec.X instanceof Float32Array : rec.X instanceof Float64Array;
-    if (!XOk || rec.X.length !== n || !(rec.y instanceof Int32Array) || rec.y.length !== rec.N) return 'wrong array sizes';
+    if (!XOk || rec.X.length !== n || !(rec.y instanceof Int32Array) || rec.y.length !== rec.N)
+      return 'wrong array sizes';
     if (checksum32x2([rec.X, rec.y]) !== rec.checksum) return 'checksum mismatch';
     const X = rec.xType === 'f64' ? (rec.X as Float64Array) : Float64Array.from(rec.X);
     const sha = await canonicalSha256({ id: rec.id, N: rec.N, d: rec.d, k: rec.k, X, y: rec.y });
@@ -144,7 +198,10 @@ export class UserDatasetStore extends RacDbClient {
   }
 
   /** The stored dataset, verified; null when absent. A damaged entry is deleted and reported through onCorrupt. */
-  async get(id: string, onCorrupt?: (e: DatasetError) => void): Promise<(Dataset & { meta: UserDatasetMeta }) | null> {
+  async get(
+    id: string,
+    onCorrupt?: (e: DatasetError) => void,
+  ): Promise<(Dataset & { meta: UserDatasetMeta }) | null> {
     const db = await this.open();
     const rec = (await db.get(STORE.userDatasets, id)) as UserDatasetRecord | undefined;
     if (!rec) return null;
@@ -155,10 +212,14 @@ export class UserDatasetStore extends RacDbClient {
       return { id, sha256, N, d, k, X, y, featureNames, classNames, meta: metaOf(rec) };
     }
     await this.delete(id);
-    onCorrupt?.(new DatasetError({
-      kind: 'corrupt-cache', retryable: false, datasetId: id,
-      message: `The stored copy of your dataset '${rec.name}' (${id}) is damaged (${problem}); it was removed. Import the CSV again.`,
-    }));
+    onCorrupt?.(
+      new DatasetError({
+        kind: 'corrupt-cache',
+        retryable: false,
+        datasetId: id,
+        message: `The stored copy of your dataset '${rec.name}' (${id}) is damaged (${problem}); it was removed. Import the CSV again.`,
+      }),
+    );
     return null;
   }
 
@@ -170,6 +231,10 @@ export class UserDatasetStore extends RacDbClient {
   async delete(id: string): Promise<void> {
     const db = await this.open();
     const tx = db.transaction([STORE.userDatasets, STORE.userDatasetMeta], 'readwrite');
-    await Promise.all([tx.objectStore(STORE.userDatasets).delete(id), tx.objectStore(STORE.userDatasetMeta).delete(id), tx.done]);
+    await Promise.all([
+      tx.objectStore(STORE.userDatasets).delete(id),
+      tx.objectStore(STORE.userDatasetMeta).delete(id),
+      tx.done,
+    ]);
   }
 }

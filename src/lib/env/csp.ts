@@ -46,5 +46,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** The `_headers` file: one rule for every path. */
 export function headersFile(): string {
-  return `/*\n${Object.entries(SECURITY_HEADERS).map(([k, v]) => `  ${k}: ${v}`).join('\n')}\n`;
+  return `/*\n${Object.entries(SECURITY_HEADERS)
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join('\n')}\n`;
 }

@@ -103,7 +103,11 @@ function autoChoice(adapter: AdapterFacts | null, available: readonly BackendNam
   const has = (b: BackendName) => available.includes(b);
   if (adapter && has('webgpu')) {
     const sw = softwareAdapterName(adapter);
-    if (!sw) return { backend: 'webgpu', reason: `A hardware WebGPU adapter (${describeAdapter(adapter)}) is available, so WebGPU is used.` };
+    if (!sw)
+      return {
+        backend: 'webgpu',
+        reason: `A hardware WebGPU adapter (${describeAdapter(adapter)}) is available, so WebGPU is used.`,
+      };
     const why = sw === 'software' ? 'a software fallback' : `a software fallback (${sw})`;
     if (has('wasm')) return { backend: 'wasm', reason: `WebGPU adapter is ${why}, so WASM is faster here.` };
     return firstOf(['webgl', 'cpu', 'webgpu'], available, `WebGPU adapter is ${why} and WASM is unavailable`);
@@ -114,7 +118,8 @@ function autoChoice(adapter: AdapterFacts | null, available: readonly BackendNam
 }
 
 function firstOf(order: BackendName[], available: readonly BackendName[], why: string): BackendChoice {
-  for (const b of order) if (available.includes(b)) return { backend: b, reason: `${why}, so ${backendLabel(b)} is used.` };
+  for (const b of order)
+    if (available.includes(b)) return { backend: b, reason: `${why}, so ${backendLabel(b)} is used.` };
   // cpu ships with tfjs, so this only happens if a caller passes an empty list.
   return { backend: 'cpu', reason: `${why} and no other backend is registered, so CPU is used.` };
 }
@@ -141,8 +146,12 @@ export function chooseBackend(
       return { backend: override, reason: `You chose ${backendLabel(override)}.` };
     }
     const auto = autoChoice(adapter, available);
-    const missing = override === 'webgpu' && !adapter ? 'no WebGPU adapter was found' : 'it is not available here';
-    return { backend: auto.backend, reason: `You chose ${backendLabel(override)}, but ${missing}, so ${backendLabel(auto.backend)} is used.` };
+    const missing =
+      override === 'webgpu' && !adapter ? 'no WebGPU adapter was found' : 'it is not available here';
+    return {
+      backend: auto.backend,
+      reason: `You chose ${backendLabel(override)}, but ${missing}, so ${backendLabel(auto.backend)} is used.`,
+    };
   }
   return autoChoice(adapter, available);
 }
@@ -164,7 +173,9 @@ export function fallbackReason(chosen: BackendChoice, used: BackendName, failure
 
 /** Read adapter facts off a GPUAdapter-like object (Chromium ≥ 131 has `info.isFallbackAdapter`, older ones `adapter.isFallbackAdapter`). */
 export function adapterFactsOf(adapter: {
-  info?: Partial<Record<'vendor' | 'architecture' | 'device' | 'description', string>> & { isFallbackAdapter?: boolean };
+  info?: Partial<Record<'vendor' | 'architecture' | 'device' | 'description', string>> & {
+    isFallbackAdapter?: boolean;
+  };
   isFallbackAdapter?: boolean;
 }): AdapterFacts {
   const info = adapter.info ?? {};

@@ -33,7 +33,9 @@ export function assertCurve(a: readonly number[], where: string): void {
   for (let i = 0; i < a.length; i++) {
     const v = a[i];
     if (typeof v !== 'number' || Number.isNaN(v)) {
-      throw new MetricInputError(`${where}: accuracy a[${i}] (t=${T_GRID[i]}) is ${String(v)}; expected a number in [0, 1].`);
+      throw new MetricInputError(
+        `${where}: accuracy a[${i}] (t=${T_GRID[i]}) is ${String(v)}; expected a number in [0, 1].`,
+      );
     }
     if (!(v >= 0 && v <= 1)) {
       throw new MetricInputError(

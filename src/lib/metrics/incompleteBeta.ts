@@ -30,16 +30,18 @@ function lgammaCorrection(x: number): number {
   return (
     r *
     (1 / 12 +
-      r2 * (-1 / 360 + r2 * (1 / 1260 + r2 * (-1 / 1680 + r2 * (1 / 1188 + r2 * (-691 / 360360 + r2 * (1 / 156)))))))
+      r2 *
+        (-1 / 360 +
+          r2 * (1 / 1260 + r2 * (-1 / 1680 + r2 * (1 / 1188 + r2 * (-691 / 360360 + r2 * (1 / 156)))))))
   );
 }
 
 /** Lanczos coefficients (g = 671/128, 14 terms; Numerical Recipes 3rd ed., gammln). */
 const LANCZOS = [
-  57.1562356658629235, -59.5979603554754912, 14.1360979747417471, -0.491913816097620199, 0.339946499848118887e-4,
-  0.465236289270485756e-4, -0.983744753048795646e-4, 0.158088703224912494e-3, -0.210264441724104883e-3,
-  0.217439618115212643e-3, -0.16431810653676389e-3, 0.844182239838527433e-4, -0.261908384015814087e-4,
-  0.368991826595316234e-5,
+  57.1562356658629235, -59.5979603554754912, 14.1360979747417471, -0.491913816097620199,
+  0.339946499848118887e-4, 0.465236289270485756e-4, -0.983744753048795646e-4, 0.158088703224912494e-3,
+  -0.210264441724104883e-3, 0.217439618115212643e-3, -0.16431810653676389e-3, 0.844182239838527433e-4,
+  -0.261908384015814087e-4, 0.368991826595316234e-5,
 ];
 
 /** ln Γ(x) for x > 0: Lanczos below 10 (≈1e-15 absolute there), Stirling from 10 up. */
@@ -62,7 +64,13 @@ export function logBeta(a: number, b: number): number {
   const q = Math.max(a, b);
   if (p >= 10) {
     const corr = lgammaCorrection(p) + lgammaCorrection(q) - lgammaCorrection(p + q);
-    return -0.5 * Math.log(q) + LN_SQRT_2PI + corr + (p - 0.5) * Math.log(p / (p + q)) + q * Math.log1p(-p / (p + q));
+    return (
+      -0.5 * Math.log(q) +
+      LN_SQRT_2PI +
+      corr +
+      (p - 0.5) * Math.log(p / (p + q)) +
+      q * Math.log1p(-p / (p + q))
+    );
   }
   if (q >= 10) {
     const corr = lgammaCorrection(q) - lgammaCorrection(p + q);
@@ -95,10 +103,18 @@ function logPrefactorAtMean(a: number, b: number): number {
   const q = Math.max(a, b);
   const r = a + b;
   if (p >= 10) {
-    return 0.5 * (Math.log(p) + Math.log(q / r)) - LN_SQRT_2PI - lgammaCorrection(p) - lgammaCorrection(q) + lgammaCorrection(r);
+    return (
+      0.5 * (Math.log(p) + Math.log(q / r)) -
+      LN_SQRT_2PI -
+      lgammaCorrection(p) -
+      lgammaCorrection(q) +
+      lgammaCorrection(r)
+    );
   }
   if (q >= 10) {
-    return p * Math.log(p) - logGamma(p) - p - lgammaCorrection(q) + lgammaCorrection(r) + 0.5 * Math.log1p(-p / r);
+    return (
+      p * Math.log(p) - logGamma(p) - p - lgammaCorrection(q) + lgammaCorrection(r) + 0.5 * Math.log1p(-p / r)
+    );
   }
   return a * Math.log(a / r) + b * Math.log(b / r) - logBeta(a, b);
 }
@@ -113,7 +129,7 @@ function twoProduct(a: number, b: number): [number, number] {
   };
   const [ah, al] = split(a);
   const [bh, bl] = split(b);
-  return [hi, ((ah * bh - hi) + ah * bl + al * bh) + al * bl];
+  return [hi, ah * bh - hi + ah * bl + al * bh + al * bl];
 }
 
 /**
@@ -129,9 +145,9 @@ function offsetFromMean(x: number, y: number, a: number, b: number): number {
   const [q1, q2] = twoProduct(y, as);
   // The smaller of x, y is exact and the larger may be fl(1 − smaller); its error
   // e = (1 − larger) − smaller is exact in doubles (Sterbenz) and goes in as e·b or e·a.
-  const e = (1 - Math.max(x, y)) - Math.min(x, y);
+  const e = 1 - Math.max(x, y) - Math.min(x, y);
   const correction = x > y ? e * bs : -e * as;
-  return ((p1 - q1) + (p2 - q2) + correction) / (as + bs);
+  return (p1 - q1 + (p2 - q2) + correction) / (as + bs);
 }
 
 /**
@@ -184,7 +200,9 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
     h *= del;
     if (Math.abs(del - 1) < EPS) return h;
   }
-  throw new Error(`regularizedIncompleteBeta: continued fraction did not converge for a=${a}, b=${b}, x=${x}.`);
+  throw new Error(
+    `regularizedIncompleteBeta: continued fraction did not converge for a=${a}, b=${b}, x=${x}.`,
+  );
 }
 
 /** I_x(a,b) on the side where the continued fraction converges quickly. */

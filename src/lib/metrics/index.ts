@@ -34,7 +34,10 @@ export interface CurveMetrics {
 }
 
 /** Both metric forms of one curve. */
-export function curveMetrics(a: readonly number[], { baseline = false, pt = UNIFORM_PT }: CurveMetricsOptions = {}): CurveMetrics {
+export function curveMetrics(
+  a: readonly number[],
+  { baseline = false, pt = UNIFORM_PT }: CurveMetricsOptions = {},
+): CurveMetrics {
   assertCurve(a, 'curveMetrics');
   const scored = baseline ? flattenBaseline(a) : [...a];
   return { integral: integralMetrics(scored, pt), code: codeMetrics(scored), flattened: baseline };

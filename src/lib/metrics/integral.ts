@@ -59,7 +59,8 @@ export function integralMetrics(a: readonly number[], pt: PT = UNIFORM_PT): Inte
     const centred = segmentMoments(a.map((v) => v - auc));
     const variance = centred.int2;
     const covariance = centred.intT; // ∫(t−½)(A−auc) = ∫t(A−auc), since ∫(A−auc) = 0
-    rcc = variance > 0 ? clampCorrelation(covariance / (Math.sqrt(1 / 12) * Math.sqrt(variance))) : Number.NaN;
+    rcc =
+      variance > 0 ? clampCorrelation(covariance / (Math.sqrt(1 / 12) * Math.sqrt(variance))) : Number.NaN;
   }
   return {
     auc,

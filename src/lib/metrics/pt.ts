@@ -6,7 +6,8 @@ import { regularizedIncompleteBeta } from './incompleteBeta.ts';
 import { CURVE_POINTS, MetricInputError, STEP } from './curve.ts';
 import { T_GRID } from '../types.ts';
 
-export type PT = { kind: 'uniform' } | { kind: 'beta'; alpha: number; beta: number } | { kind: 'grid'; weights: number[] };
+export type PT =
+  { kind: 'uniform' } | { kind: 'beta'; alpha: number; beta: number } | { kind: 'grid'; weights: number[] };
 
 export const UNIFORM_PT: PT = Object.freeze({ kind: 'uniform' });
 
@@ -19,7 +20,8 @@ export const PT_BETA_RANGE = Object.freeze({ min: 1e-6, max: 1e300 });
 
 /** Why `v` cannot be the Beta shape `name` (α or β), or null when it can. */
 export function betaShapeError(v: unknown, name: string): string | null {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return `${name} must be a finite number > 0, got ${String(v)}.`;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+    return `${name} must be a finite number > 0, got ${String(v)}.`;
   if (v < PT_BETA_RANGE.min || v > PT_BETA_RANGE.max) {
     return `${name} must be between ${PT_BETA_RANGE.min} and ${PT_BETA_RANGE.max} (the range the incomplete beta is tested for), got ${v}.`;
   }
@@ -29,7 +31,9 @@ export function betaShapeError(v: unknown, name: string): string | null {
 /** Throws a MetricInputError unless `pt` is a well-formed P_T. */
 export function validatePT(pt: unknown): asserts pt is PT {
   if (pt === null || typeof pt !== 'object') {
-    throw new MetricInputError(`P_T: expected an object like { kind: 'uniform' }, got ${pt === null ? 'null' : typeof pt}.`);
+    throw new MetricInputError(
+      `P_T: expected an object like { kind: 'uniform' }, got ${pt === null ? 'null' : typeof pt}.`,
+    );
   }
   const p = pt as Record<string, unknown>;
   switch (p.kind) {
@@ -45,7 +49,9 @@ export function validatePT(pt: unknown): asserts pt is PT {
       const w = p.weights;
       if (!Array.isArray(w) || w.length !== CURVE_POINTS) {
         const got = Array.isArray(w) ? `${w.length} weights` : String(w);
-        throw new MetricInputError(`P_T grid: expected exactly ${CURVE_POINTS} weights (one per t), got ${got}.`);
+        throw new MetricInputError(
+          `P_T grid: expected exactly ${CURVE_POINTS} weights (one per t), got ${got}.`,
+        );
       }
       w.forEach((v, i) => {
         if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
@@ -58,7 +64,9 @@ export function validatePT(pt: unknown): asserts pt is PT {
       return;
     }
     default:
-      throw new MetricInputError(`P_T: unknown kind ${JSON.stringify(p.kind)}; expected 'uniform', 'beta' or 'grid'.`);
+      throw new MetricInputError(
+        `P_T: unknown kind ${JSON.stringify(p.kind)}; expected 'uniform', 'beta' or 'grid'.`,
+      );
   }
 }
 

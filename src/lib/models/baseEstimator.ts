@@ -29,7 +29,9 @@ import { validateParams, type ConstraintTable } from './params.ts';
 /** A second `fit` on an instance whose fit is still running. */
 export class EstimatorBusyError extends Error {
   constructor(className: string) {
-    super(`${className}.fit: a fit is already running on this instance. Wait for it or use another instance.`);
+    super(
+      `${className}.fit: a fit is already running on this instance. Wait for it or use another instance.`,
+    );
     this.name = 'EstimatorBusyError';
   }
 }
@@ -66,7 +68,13 @@ export abstract class BaseEstimator<P extends object> implements Estimator {
   }
 
   /** The fit body: inputs and params are already checked; use `ctx.tick()` between steps. */
-  protected abstract fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void>;
+  protected abstract fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void>;
   /** The predict body: the model is fitted and X has the fitted feature count. */
   protected abstract predictImpl(X: Matrix): Promise<Float32Array>;
   /** Frees the fitted state (tensors included). Called before a refit and by dispose(). */
@@ -104,10 +112,14 @@ export abstract class BaseEstimator<P extends object> implements Estimator {
   protected checkPredictInput(X: Matrix): void {
     if (this.nFeaturesIn === null) throw new NotFittedError(this.className);
     if (X.cols !== this.nFeaturesIn) {
-      throw new InputError(`X has ${X.cols} features, but ${this.className} is expecting ${this.nFeaturesIn} features as input.`);
+      throw new InputError(
+        `X has ${X.cols} features, but ${this.className} is expecting ${this.nFeaturesIn} features as input.`,
+      );
     }
     if (X.data.length !== X.rows * X.cols) {
-      throw new InputError(`${this.className}.predictProba: X.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`);
+      throw new InputError(
+        `${this.className}.predictProba: X.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`,
+      );
     }
   }
 

@@ -69,8 +69,11 @@ export interface AlgorithmSpec {
   create(ctx: CreateContext): Promise<Estimator>;
 }
 
-const xgbCost = (rows: number, s: CellShape, rounds = 100) => 2e-8 * rounds * Math.max(1, s.k === 2 ? 1 : s.k) * rows * Math.max(1, Math.log2(rows + 1)) * s.d + 1e-4 * s.test;
-const graphCost = (s: CellShape) => 3e-9 * s.graph * s.graph * (s.d + 40 * s.k) + 1e-8 * s.test * s.graph * s.d;
+const xgbCost = (rows: number, s: CellShape, rounds = 100) =>
+  2e-8 * rounds * Math.max(1, s.k === 2 ? 1 : s.k) * rows * Math.max(1, Math.log2(rows + 1)) * s.d +
+  1e-4 * s.test;
+const graphCost = (s: CellShape) =>
+  3e-9 * s.graph * s.graph * (s.d + 40 * s.k) + 1e-8 * s.test * s.graph * s.d;
 
 const same = (v: OptionValue) => ({ rsb: v, readme: v });
 
@@ -85,9 +88,17 @@ const STATISTICAL: AlgorithmSpec[] = [
     fast: true,
     color: '#7a7f8c',
     options: {
-      nEstimators: { constraint: integerIn(1, 10_000), default: same(100), doc: 'Boosting rounds (xgboost n_estimators).' },
+      nEstimators: {
+        constraint: integerIn(1, 10_000),
+        default: same(100),
+        doc: 'Boosting rounds (xgboost n_estimators).',
+      },
       maxDepth: { constraint: integerIn(1, 16), default: same(6), doc: 'Maximum tree depth (max_depth).' },
-      learningRate: { constraint: interval(0, 1, 'right'), default: same(0.3), doc: 'Shrinkage η (learning_rate).' },
+      learningRate: {
+        constraint: interval(0, 1, 'right'),
+        default: same(0.3),
+        doc: 'Shrinkage η (learning_rate).',
+      },
     },
     cost: (s) => xgbCost(s.labeled, s),
     async create({ options }) {
@@ -105,7 +116,11 @@ const STATISTICAL: AlgorithmSpec[] = [
     fast: true,
     color: '#2a9257',
     options: {
-      tol: { constraint: interval(0, undefined, 'left'), default: same(1e-5), doc: 'Stop when every |Δα_c/α_c| ≤ tol.' },
+      tol: {
+        constraint: interval(0, undefined, 'left'),
+        default: same(1e-5),
+        doc: 'Stop when every |Δα_c/α_c| ≤ tol.',
+      },
       maxIter: { constraint: integerIn(1), default: same(300), doc: 'Maximum EM iterations.' },
       support: {
         constraint: oneOf('zero', 'ignore'),
@@ -114,7 +129,8 @@ const STATISTICAL: AlgorithmSpec[] = [
         protocolOption: 'ssgmmSupport',
       },
     },
-    recordExtras: (info): Record<string, string> => (info.ssgmmSupport ? { ssgmmSupport: String(info.ssgmmSupport) } : {}),
+    recordExtras: (info): Record<string, string> =>
+      info.ssgmmSupport ? { ssgmmSupport: String(info.ssgmmSupport) } : {},
     cost: (s) => 4e-8 * 60 * (s.unlabeled + s.labeled) * s.k * s.d * s.d + 1e-6 * s.k * s.d ** 3,
     async create({ options: { support, ...rest } }) {
       const { SSGMM } = await import('./statistical/ssgmm.ts');
@@ -132,9 +148,14 @@ const STATISTICAL: AlgorithmSpec[] = [
     color: '#c8416b',
     options: {
       Cl: { constraint: interval(0, undefined, 'neither'), default: same(15), doc: 'C for labeled rows.' },
-      Cu: { constraint: interval(0, undefined, 'neither'), default: same(1e-4), doc: 'Initial C for unlabeled rows (doubled each round up to Cl).' },
+      Cu: {
+        constraint: interval(0, undefined, 'neither'),
+        default: same(1e-4),
+        doc: 'Initial C for unlabeled rows (doubled each round up to Cl).',
+      },
     },
-    recordExtras: (info): Record<string, string> => (info.tsvm_multiclass ? { tsvm_multiclass: String(info.tsvm_multiclass) } : {}),
+    recordExtras: (info): Record<string, string> =>
+      info.tsvm_multiclass ? { tsvm_multiclass: String(info.tsvm_multiclass) } : {},
     cost: (s) => 5e-9 * 18 * (s.k > 2 ? s.k : 1) * s.graph * s.graph * s.d,
     async create({ options }) {
       const { TSVM } = await import('./statistical/tsvm.ts');
@@ -151,9 +172,21 @@ const STATISTICAL: AlgorithmSpec[] = [
     fast: true,
     color: '#3b6fd4',
     options: {
-      gamma: { constraint: interval(0, undefined, 'left'), default: { rsb: 1, readme: 20 }, doc: 'RBF width γ in exp(−γ‖x−x′‖²).' },
-      maxIter: { constraint: integerIn(1), default: { rsb: 10_000, readme: 1000 }, doc: 'Maximum iterations.' },
-      tol: { constraint: interval(0, undefined, 'left'), default: same(1e-3), doc: 'Stop when Σ|F − F_prev| < tol.' },
+      gamma: {
+        constraint: interval(0, undefined, 'left'),
+        default: { rsb: 1, readme: 20 },
+        doc: 'RBF width γ in exp(−γ‖x−x′‖²).',
+      },
+      maxIter: {
+        constraint: integerIn(1),
+        default: { rsb: 10_000, readme: 1000 },
+        doc: 'Maximum iterations.',
+      },
+      tol: {
+        constraint: interval(0, undefined, 'left'),
+        default: same(1e-3),
+        doc: 'Stop when Σ|F − F_prev| < tol.',
+      },
     },
     cost: graphCost,
     async create({ options }) {
@@ -171,10 +204,22 @@ const STATISTICAL: AlgorithmSpec[] = [
     fast: true,
     color: '#d9622b',
     options: {
-      gamma: { constraint: interval(0, undefined, 'left'), default: { rsb: 1, readme: 20 }, doc: 'RBF width γ in exp(−γ‖x−x′‖²).' },
-      alpha: { constraint: interval(0, 1, 'neither'), default: same(0.2), doc: 'Clamping factor: the share of F taken from neighbours.' },
+      gamma: {
+        constraint: interval(0, undefined, 'left'),
+        default: { rsb: 1, readme: 20 },
+        doc: 'RBF width γ in exp(−γ‖x−x′‖²).',
+      },
+      alpha: {
+        constraint: interval(0, 1, 'neither'),
+        default: same(0.2),
+        doc: 'Clamping factor: the share of F taken from neighbours.',
+      },
       maxIter: { constraint: integerIn(1), default: { rsb: 10_000, readme: 30 }, doc: 'Maximum iterations.' },
-      tol: { constraint: interval(0, undefined, 'left'), default: same(1e-3), doc: 'Stop when Σ|F − F_prev| < tol.' },
+      tol: {
+        constraint: interval(0, undefined, 'left'),
+        default: same(1e-3),
+        doc: 'Stop when Σ|F − F_prev| < tol.',
+      },
     },
     cost: graphCost,
     async create({ options }) {
@@ -192,8 +237,16 @@ const STATISTICAL: AlgorithmSpec[] = [
     fast: false,
     color: '#8a5cd0',
     options: {
-      maxIter: { constraint: integerIn(1), default: same(1000), doc: 'Safety cap on passes (the rule stops by itself).' },
-      nEstimators: { constraint: integerIn(1, 10_000), default: same(100), doc: "Boosting rounds of the XGBoost learner(s)." },
+      maxIter: {
+        constraint: integerIn(1),
+        default: same(1000),
+        doc: 'Safety cap on passes (the rule stops by itself).',
+      },
+      nEstimators: {
+        constraint: integerIn(1, 10_000),
+        default: same(100),
+        doc: 'Boosting rounds of the XGBoost learner(s).',
+      },
     },
     recordExtras: (info): Record<string, boolean> => (info.tt_restart ? { tt_restart: true } : {}),
     cost: (s) => 3 * 4 * xgbCost(s.labeled + s.unlabeled / 2, s),
@@ -213,9 +266,21 @@ const STATISTICAL: AlgorithmSpec[] = [
     color: '#16919f',
     options: {
       T: { constraint: integerIn(1, 10_000), default: same(30), doc: 'Maximum number of base learners.' },
-      alpha: { constraint: interval(0, undefined, 'left'), default: same(1), doc: 'Scale of the margin in the resampling weights.' },
-      beta: { constraint: interval(0, 1, 'both'), default: same(0.9), doc: 'Share of the initial weight on L.' },
-      nNeighbors: { constraint: integerIn(1), default: same(3), doc: 'Neighbours of the initial pseudo-labels.' },
+      alpha: {
+        constraint: interval(0, undefined, 'left'),
+        default: same(1),
+        doc: 'Scale of the margin in the resampling weights.',
+      },
+      beta: {
+        constraint: interval(0, 1, 'both'),
+        default: same(0.9),
+        doc: 'Share of the initial weight on L.',
+      },
+      nNeighbors: {
+        constraint: integerIn(1),
+        default: same(3),
+        doc: 'Neighbours of the initial pseudo-labels.',
+      },
     },
     cost: (s) => 15 * xgbCost(s.labeled + s.unlabeled, s) + 1e-8 * s.unlabeled * s.labeled * s.d,
     async create({ options }) {
@@ -302,7 +367,9 @@ export function resolveModelOptions(
 ): Record<string, OptionValue> {
   const out = defaultModelOptions(spec, mode);
   for (const [key, o] of Object.entries(spec.options)) {
-    const bound = o.protocolOption ? (protocolOptions as Record<string, unknown>)[o.protocolOption] : undefined;
+    const bound = o.protocolOption
+      ? (protocolOptions as Record<string, unknown>)[o.protocolOption]
+      : undefined;
     if (bound !== undefined) out[key] = bound as OptionValue;
   }
   if (given) {
@@ -327,7 +394,11 @@ export function checkModelOptions(spec: AlgorithmSpec, given: ModelOptions): voi
 }
 
 /** Options that differ from the mode's defaults, as `{ '<id>.<option>': value }` (for protocol.overrides). */
-export function optionOverrides(spec: AlgorithmSpec, mode: ProtocolMode, resolved: ModelOptions): Record<string, OptionValue> {
+export function optionOverrides(
+  spec: AlgorithmSpec,
+  mode: ProtocolMode,
+  resolved: ModelOptions,
+): Record<string, OptionValue> {
   const defaults = defaultModelOptions(spec, mode);
   const out: Record<string, OptionValue> = {};
   for (const [k, v] of Object.entries(resolved)) {
@@ -341,12 +412,20 @@ export function optionOverrides(spec: AlgorithmSpec, mode: ProtocolMode, resolve
  * Parses `id.option=value` (the CLI's `--option` and the URL's `opt` items): numbers and booleans are
  * typed by the option's schema. Returns the algorithm id, the option and the typed value.
  */
-export function parseOptionAssignment(text: string): { algorithm: string; option: string; value: OptionValue } {
+export function parseOptionAssignment(text: string): {
+  algorithm: string;
+  option: string;
+  value: OptionValue;
+} {
   const m = /^([A-Za-z0-9][A-Za-z0-9_.:+-]*?)\.([A-Za-z][A-Za-z0-9_]*)=(.*)$/.exec(text.trim());
-  if (!m) throw new ParamError(`Model option "${text}" must look like algorithm.option=value (e.g. lp.gamma=5).`);
+  if (!m)
+    throw new ParamError(`Model option "${text}" must look like algorithm.option=value (e.g. lp.gamma=5).`);
   const [, algorithm, option, raw] = m;
   const spec = findAlgorithm(algorithm);
-  if (!spec) throw new ParamError(`Model option "${text}": unknown algorithm "${algorithm}". Known algorithms: ${algorithmIds().join(', ')}.`);
+  if (!spec)
+    throw new ParamError(
+      `Model option "${text}": unknown algorithm "${algorithm}". Known algorithms: ${algorithmIds().join(', ')}.`,
+    );
   const o = spec.options[option];
   if (!o) checkModelOptions(spec, { [option]: raw });
   const value = typedValue(o!.constraint, raw);
@@ -372,7 +451,8 @@ export function formatOptionAssignment(algorithm: string, option: string, value:
 // Test-only registration (the dummy-algorithm test): add an entry, get a function that removes it.
 
 export function registerAlgorithmForTest(spec: AlgorithmSpec): () => void {
-  if (findAlgorithm(spec.id)) throw new Error(`registerAlgorithmForTest: "${spec.id}" is already registered.`);
+  if (findAlgorithm(spec.id))
+    throw new Error(`registerAlgorithmForTest: "${spec.id}" is already registered.`);
   entries.push(spec);
   return () => {
     const i = entries.indexOf(spec);

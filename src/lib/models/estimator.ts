@@ -52,7 +52,8 @@ export interface FitContext {
 }
 
 /** The context an estimator's fit body receives: every field filled in (see fitContext.ts). */
-export type LiveFitContext = FitContext & Required<Pick<FitContext, 'seed' | 'initSeed' | 'stream' | 'tick' | 'quirks'>>;
+export type LiveFitContext = FitContext &
+  Required<Pick<FitContext, 'seed' | 'initSeed' | 'stream' | 'tick' | 'quirks'>>;
 
 /** Anything learned that the result record should carry (warnings, iteration counts, choices). */
 export interface FitInfo {
@@ -130,7 +131,9 @@ export class InputError extends Error {
 
 function checkMatrix(name: string, which: string, X: Matrix, cols?: number): void {
   if (X.data.length !== X.rows * X.cols) {
-    throw new InputError(`${name}.fit: ${which}.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`);
+    throw new InputError(
+      `${name}.fit: ${which}.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`,
+    );
   }
   if (cols !== undefined && X.rows > 0 && X.cols !== cols) {
     throw new InputError(`${name}.fit: ${which} has ${X.cols} features, but Xl has ${cols}.`);

@@ -26,7 +26,12 @@ export function streamSeed(seed: number, name: string): number {
   return deriveSeed(seed, `stream:${name}`);
 }
 
-function makeTick(signal: AbortSignal | undefined, onProgress: ((p: Progress) => void) | undefined, now?: () => number, yieldEveryMs = 8) {
+function makeTick(
+  signal: AbortSignal | undefined,
+  onProgress: ((p: Progress) => void) | undefined,
+  now?: () => number,
+  yieldEveryMs = 8,
+) {
   let last = now ? now() : 0;
   return async (p?: Progress): Promise<void> => {
     if (signal?.aborted) throw new AbortError();
@@ -44,7 +49,8 @@ function makeTick(signal: AbortSignal | undefined, onProgress: ((p: Progress) =>
 function makeStreams(seed: number): (name: string) => MT19937 {
   const streams = new Map<string, MT19937>();
   return (name: string) => {
-    if (typeof name !== 'string' || name === '') throw new TypeError('FitContext.stream: the stream needs a non-empty name.');
+    if (typeof name !== 'string' || name === '')
+      throw new TypeError('FitContext.stream: the stream needs a non-empty name.');
     let s = streams.get(name);
     if (!s) streams.set(name, (s = new MT19937(streamSeed(seed, name))));
     return s;

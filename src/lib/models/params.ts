@@ -4,7 +4,13 @@
  * Messages follow one pattern: which parameter, which estimator, what was expected, what came.
  */
 export type Constraint =
-  | { kind: 'interval'; min?: number; max?: number; closed?: 'both' | 'left' | 'right' | 'neither'; integer?: boolean }
+  | {
+      kind: 'interval';
+      min?: number;
+      max?: number;
+      closed?: 'both' | 'left' | 'right' | 'neither';
+      integer?: boolean;
+    }
   | { kind: 'oneOf'; values: readonly (string | number | boolean)[] }
   /** A nested parameter object (e.g. an ensemble's `base` learner params), checked against its own table. */
   | { kind: 'params'; table: ConstraintTable };
@@ -60,7 +66,11 @@ export function describeGot(value: unknown): string {
 }
 
 /** Throws a ParamError for the first unknown or invalid parameter. */
-export function validateParams(estimator: string, table: ConstraintTable, params: Record<string, unknown>): void {
+export function validateParams(
+  estimator: string,
+  table: ConstraintTable,
+  params: Record<string, unknown>,
+): void {
   for (const [key, value] of Object.entries(params)) {
     const c = table[key];
     if (!c) {

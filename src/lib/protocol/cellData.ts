@@ -53,11 +53,14 @@ export function maskedUnlabeled(ds: Dataset, split: CellSplit): Float64Array {
   if (!split.maskedColumns && !split.rowMasks) return Xu;
   const fill = labeledMeans(ds, split.labeled);
   if (split.maskedColumns) {
-    for (let i = 0; i < split.unlabeled.length; i++) for (const f of split.maskedColumns) Xu[i * d + f] = fill[f];
+    for (let i = 0; i < split.unlabeled.length; i++)
+      for (const f of split.maskedColumns) Xu[i * d + f] = fill[f];
   }
   if (split.rowMasks) {
     if (split.rowMasks.length !== split.unlabeled.length) {
-      throw new Error(`maskedUnlabeled: rowMasks has ${split.rowMasks.length} rows; expected one per unlabeled row (${split.unlabeled.length}).`);
+      throw new Error(
+        `maskedUnlabeled: rowMasks has ${split.rowMasks.length} rows; expected one per unlabeled row (${split.unlabeled.length}).`,
+      );
     }
     split.rowMasks.forEach((cols, i) => {
       for (const f of cols) Xu[i * d + f] = fill[f];
@@ -75,7 +78,10 @@ function relabel(ds: Dataset, rows: readonly number[], kept: readonly number[] |
   const index = new Map(kept.map((c, j) => [c, j]));
   rows.forEach((r, i) => {
     const j = index.get(ds.y[r]);
-    if (j === undefined) throw new Error(`relabel: row ${r} has class ${ds.y[r]}, which is not a kept class (${kept.join(', ')}).`);
+    if (j === undefined)
+      throw new Error(
+        `relabel: row ${r} has class ${ds.y[r]}, which is not a kept class (${kept.join(', ')}).`,
+      );
     out[i] = j;
   });
   return out;

@@ -85,7 +85,12 @@ export function distributionRsb(
   }
   const source = halves.flatMap((h) => h.near);
   const ySource = source.map((r) => ds.y[r]);
-  const { first, second } = stratifiedSplit(ySource, labeledTotal('distribution', labels, ds.k), seed, options);
+  const { first, second } = stratifiedSplit(
+    ySource,
+    labeledTotal('distribution', labels, ds.k),
+    seed,
+    options,
+  );
   return {
     labeled: pick(source, first),
     test: pick(source, second),

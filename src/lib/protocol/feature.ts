@@ -9,13 +9,21 @@ import { mt } from './rng.ts';
 import { stratifiedSplit } from './stratifiedSplit.ts';
 
 /** rsb: ⌈t·d⌉ columns, the same for every unlabeled row; U is the whole target half at every t. */
-export function featureRsb(ds: Dataset, labels: number, t: number, seed: number, options: ProtocolOptions): CellSplit {
+export function featureRsb(
+  ds: Dataset,
+  labels: number,
+  t: number,
+  seed: number,
+  options: ProtocolOptions,
+): CellSplit {
   const all = stratifiedSplit(ds.y, 0.5, seed, options);
   const src = all.first;
   const tgt = all.second;
   const ySrc = src.map((r) => ds.y[r]);
   const { first, second } = stratifiedSplit(ySrc, labeledTotal('feature', labels, ds.k), seed, options);
-  const maskedColumns = mt(seed).permutation(ds.d).slice(0, Math.ceil(ds.d * t));
+  const maskedColumns = mt(seed)
+    .permutation(ds.d)
+    .slice(0, Math.ceil(ds.d * t));
   return {
     labeled: pick(src, first),
     test: pick(src, second),
@@ -37,7 +45,9 @@ export function featureReadme(ds: Dataset, labels: number, tIndex: number, seed:
     const h = Math.ceil(rows.length / 2);
     const src = pick(rows, P.slice(0, h));
     if (src.length <= labels) {
-      throw new Error(`feature/readme: class ${c} has ${src.length} rows in its source half; expected more than labels=${labels}.`);
+      throw new Error(
+        `feature/readme: class ${c} has ${src.length} rows in its source half; expected more than labels=${labels}.`,
+      );
     }
     append(labeled, src.slice(0, labels));
     append(test, src.slice(labels));

@@ -27,7 +27,9 @@ export { labelPoolSizesReadme, labelPoolSizesRsb } from './label.ts';
 function checkRequest(ds: Dataset, req: SplitRequest): void {
   const where = `makeSplit(${ds.id})`;
   if (!SETTINGS.includes(req.setting)) {
-    throw new Error(`${where}: setting must be one of ${SETTINGS.map((s) => `'${s}'`).join(', ')}; got ${JSON.stringify(req.setting)}.`);
+    throw new Error(
+      `${where}: setting must be one of ${SETTINGS.map((s) => `'${s}'`).join(', ')}; got ${JSON.stringify(req.setting)}.`,
+    );
   }
   if (req.mode !== 'rsb' && req.mode !== 'readme') {
     throw new Error(`${where}: mode must be 'rsb' or 'readme'; got ${JSON.stringify(req.mode)}.`);

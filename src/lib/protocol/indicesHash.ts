@@ -7,7 +7,9 @@ export function indicesJson(split: Pick<CellSplit, 'labeled' | 'test' | 'unlabel
 }
 
 /** SHA-256 of indicesJson(split), lower-case hex (WebCrypto: browser, worker and Node 20). */
-export async function indicesSha256(split: Pick<CellSplit, 'labeled' | 'test' | 'unlabeled'>): Promise<string> {
+export async function indicesSha256(
+  split: Pick<CellSplit, 'labeled' | 'test' | 'unlabeled'>,
+): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(indicesJson(split)));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }

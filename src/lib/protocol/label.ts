@@ -24,7 +24,13 @@ export function labelPoolSizesReadme(nI: number, nO: number, i: number): { nIn: 
 }
 
 /** rsb: kept classes are the ids below k/2 (already 0..m−1). */
-export function labelRsb(ds: Dataset, labels: number, t: number, seed: number, options: ProtocolOptions): CellSplit {
+export function labelRsb(
+  ds: Dataset,
+  labels: number,
+  t: number,
+  seed: number,
+  options: ProtocolOptions,
+): CellSplit {
   const { y, k } = ds;
   const half = k / 2;
   const all = stratifiedSplit(y, 0.5, seed, options);
@@ -82,7 +88,9 @@ export function labelReadme(ds: Dataset, labels: number, tIndex: number, seed: n
     const tgt = pick(rows, P.slice(h));
     if (kept.has(c)) {
       if (src.length <= labels) {
-        throw new Error(`label/readme: class ${c} has ${src.length} rows in its source half; expected more than labels=${labels}.`);
+        throw new Error(
+          `label/readme: class ${c} has ${src.length} rows in its source half; expected more than labels=${labels}.`,
+        );
       }
       append(labeled, src.slice(0, labels));
       append(test, src.slice(labels));

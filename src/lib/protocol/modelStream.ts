@@ -31,8 +31,10 @@ export function modelStreamOffsetKind(
   options: { modelStreamOffset: ModelStreamOffset; t0Stream: 'per-class' | 'shared' },
 ): 'distribution-t0-shared' | 'feature-permutation' | null {
   if (options.modelStreamOffset !== 'paper' || !VERIFIED.has(datasetId)) return null;
-  if (cell.setting === 'distribution' && cell.tIndex === 0 && options.t0Stream === 'shared') return 'distribution-t0-shared';
-  if (cell.setting === 'feature' && cell.tIndex > 0 && FEATURE_OFFSET_RUNS.has(`${datasetId}|${cell.labels}`)) return 'feature-permutation';
+  if (cell.setting === 'distribution' && cell.tIndex === 0 && options.t0Stream === 'shared')
+    return 'distribution-t0-shared';
+  if (cell.setting === 'feature' && cell.tIndex > 0 && FEATURE_OFFSET_RUNS.has(`${datasetId}|${cell.labels}`))
+    return 'feature-permutation';
   return null;
 }
 

@@ -36,7 +36,10 @@ export function resolveOptions(mode: ProtocolMode, options?: Partial<ProtocolOpt
   const merged = { ...defaultOptions(mode), ...(options ?? {}) };
   for (const key of Object.keys(merged) as (keyof ProtocolOptions)[]) {
     const allowed = ALLOWED[key] as readonly string[] | undefined;
-    if (!allowed) throw new Error(`Unknown protocol option '${String(key)}'; expected one of ${Object.keys(ALLOWED).join(', ')}.`);
+    if (!allowed)
+      throw new Error(
+        `Unknown protocol option '${String(key)}'; expected one of ${Object.keys(ALLOWED).join(', ')}.`,
+      );
     if (!allowed.includes(merged[key])) {
       throw new Error(
         `The protocol option '${key}' must be one of ${allowed.map((v) => `'${v}'`).join(', ')}; got ${JSON.stringify(merged[key])}.`,

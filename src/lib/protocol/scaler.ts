@@ -39,7 +39,9 @@ export function fitScaler(X: Float64Array, rows: number, cols: number): FittedSc
 /** (x − mean) / scale, into a new float64 matrix. */
 export function applyScaler(s: FittedScaler, X: Float64Array, rows: number, cols: number): Float64Array {
   if (s.mean.length !== cols) {
-    throw new Error(`applyScaler: the scaler was fit on ${s.mean.length} columns; got a matrix with ${cols}.`);
+    throw new Error(
+      `applyScaler: the scaler was fit on ${s.mean.length} columns; got a matrix with ${cols}.`,
+    );
   }
   const out = new Float64Array(rows * cols);
   for (let r = 0; r < rows; r++) {

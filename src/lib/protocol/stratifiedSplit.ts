@@ -22,11 +22,16 @@ export interface SplitResult {
 /** Size of the first part: a fraction in (0, 1) means ceil(size·N); an integer means a count. */
 export function firstPartSize(size: number, N: number): number {
   if (Number.isInteger(size)) {
-    if (size < 0) throw new RangeError(`stratifiedSplit: size must be a fraction in (0, 1) or an integer count >= 0; got ${size}.`);
+    if (size < 0)
+      throw new RangeError(
+        `stratifiedSplit: size must be a fraction in (0, 1) or an integer count >= 0; got ${size}.`,
+      );
     return size;
   }
   if (!(size > 0 && size < 1)) {
-    throw new RangeError(`stratifiedSplit: size must be a fraction in (0, 1) or an integer count >= 0; got ${size}.`);
+    throw new RangeError(
+      `stratifiedSplit: size must be a fraction in (0, 1) or an integer count >= 0; got ${size}.`,
+    );
   }
   return Math.ceil(size * N);
 }

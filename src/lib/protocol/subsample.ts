@@ -21,9 +21,12 @@ export function subsamplePool(
   takeZero: TakeZero = 'one-per-class',
 ): number[] {
   if (yPool.length !== rowIds.length) {
-    throw new Error(`subsamplePool: yPool has ${yPool.length} labels but rowIds has ${rowIds.length} rows; expected the same length.`);
+    throw new Error(
+      `subsamplePool: yPool has ${yPool.length} labels but rowIds has ${rowIds.length} rows; expected the same length.`,
+    );
   }
-  if (!Number.isInteger(max) || max < 1) throw new RangeError(`subsamplePool: max must be an integer >= 1; got ${max}.`);
+  if (!Number.isInteger(max) || max < 1)
+    throw new RangeError(`subsamplePool: max must be an integer >= 1; got ${max}.`);
   const { first } = stratifiedSplit(yPool, max, subsampleSeed(seed), { takeZero });
   return first.map((p) => rowIds[p]);
 }

@@ -36,7 +36,14 @@ export interface PublishedSeries {
 }
 
 export interface PublishedTable {
-  provenance: { repository: string; commit: string; files: string; statistic: string; builtBy: string; leftOut: string[] };
+  provenance: {
+    repository: string;
+    commit: string;
+    files: string;
+    statistic: string;
+    builtBy: string;
+    leftOut: string[];
+  };
   series: PublishedSeries[];
 }
 
@@ -74,10 +81,21 @@ export interface PanelKey {
 }
 
 /** The published series of one of our algorithms in one panel, or null. */
-export function publishedSeries(table: PublishedTable, key: PanelKey & { algorithm: string }): PublishedSeries | null {
+export function publishedSeries(
+  table: PublishedTable,
+  key: PanelKey & { algorithm: string },
+): PublishedSeries | null {
   const name = PUBLISHED_NAMES[key.algorithm];
   if (!name) return null;
-  return table.series.find((s) => s.dataset === key.dataset && s.setting === key.setting && s.labels === key.labels && s.algorithm === name) ?? null;
+  return (
+    table.series.find(
+      (s) =>
+        s.dataset === key.dataset &&
+        s.setting === key.setting &&
+        s.labels === key.labels &&
+        s.algorithm === name,
+    ) ?? null
+  );
 }
 
 /** Whether the point at t index i is a known defect (left out of comparisons). */
@@ -116,7 +134,10 @@ export const EXACT_TOL = 1e-6;
  * Compares our per-t seed means/stds with a published series, point by point (a baseline's
  * flattened curve too: the original refitted it at every t on the same labeled rows).
  */
-export function reproduction(ours: { mean: readonly number[]; std: readonly number[] }, ref: PublishedSeries): Reproduction {
+export function reproduction(
+  ours: { mean: readonly number[]; std: readonly number[] },
+  ref: PublishedSeries,
+): Reproduction {
   const detail: PointComparison[] = [];
   let defective = 0;
   for (let i = 0; i < T_GRID.length; i++) {
@@ -181,7 +202,10 @@ export interface CurveLike extends PanelKey {
 }
 
 /** Per algorithm, over every panel that has a published series: the reproduction table of a run. */
-export function reproductionByAlgorithm(curves: readonly CurveLike[], table: PublishedTable): { algorithm: string; published: string; r: Reproduction }[] {
+export function reproductionByAlgorithm(
+  curves: readonly CurveLike[],
+  table: PublishedTable,
+): { algorithm: string; published: string; r: Reproduction }[] {
   const by = new Map<string, Reproduction[]>();
   for (const c of curves) {
     const ref = publishedSeries(table, c);
@@ -190,5 +214,9 @@ export function reproductionByAlgorithm(curves: readonly CurveLike[], table: Pub
     list.push(reproduction(c, ref));
     by.set(c.algorithm, list);
   }
-  return [...by].map(([algorithm, rs]) => ({ algorithm, published: PUBLISHED_NAMES[algorithm], r: combine(rs) }));
+  return [...by].map(([algorithm, rs]) => ({
+    algorithm,
+    published: PUBLISHED_NAMES[algorithm],
+    r: combine(rs),
+  }));
 }

@@ -26,7 +26,8 @@ export function encodeBase64Url(bytes: Uint8Array): string {
 
 /** Decodes base64url; throws a RangeError naming the first bad character and its position. */
 export function decodeBase64Url(text: string): Uint8Array {
-  if (text.length % 4 === 1) throw new RangeError(`base64url text of ${text.length} characters cannot be complete (cut short?)`);
+  if (text.length % 4 === 1)
+    throw new RangeError(`base64url text of ${text.length} characters cannot be complete (cut short?)`);
   const out = new Uint8Array(Math.floor((text.length * 3) / 4));
   let o = 0;
   let acc = 0;

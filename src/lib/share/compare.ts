@@ -44,7 +44,10 @@ export interface CompareOptions {
   isBaseline: (algorithm: string) => boolean;
 }
 
-export function compareRuns(inputs: readonly CompareInput[], { form, pt, isBaseline }: CompareOptions): Comparison {
+export function compareRuns(
+  inputs: readonly CompareInput[],
+  { form, pt, isBaseline }: CompareOptions,
+): Comparison {
   const refused: Comparison['refused'] = [];
   const included: CompareInput[] = [];
   const ref = inputs[0]?.run.plan;
@@ -70,8 +73,20 @@ export function compareRuns(inputs: readonly CompareInput[], { form, pt, isBasel
     for (const r of metricRows(cs, form)) {
       let row = rows.get(r.key);
       if (!row) {
-        const empty = () => Object.fromEntries(METRIC_COLUMNS.map((m) => [m, Array<number | null>(n).fill(null)])) as Record<MetricColumn, (number | null)[]>;
-        row = { key: r.key, dataset: r.dataset, setting: r.setting, labels: r.labels, algorithm: r.algorithm, values: empty(), delta: empty() };
+        const empty = () =>
+          Object.fromEntries(METRIC_COLUMNS.map((m) => [m, Array<number | null>(n).fill(null)])) as Record<
+            MetricColumn,
+            (number | null)[]
+          >;
+        row = {
+          key: r.key,
+          dataset: r.dataset,
+          setting: r.setting,
+          labels: r.labels,
+          algorithm: r.algorithm,
+          values: empty(),
+          delta: empty(),
+        };
         rows.set(r.key, row);
       }
       for (const m of METRIC_COLUMNS) {

@@ -17,7 +17,9 @@ export class InflateError extends Error {
 }
 
 async function viaStream(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new CompressionStream('deflate-raw' as CompressionFormat));
+  const stream = new Blob([bytes as BlobPart])
+    .stream()
+    .pipeThrough(new CompressionStream('deflate-raw' as CompressionFormat));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
@@ -32,7 +34,10 @@ function hasDeflateRawStream(): boolean {
 }
 
 /** Raw DEFLATE of `bytes`. `prefer: 'fflate'` skips the platform stream (tests compare both). */
-export async function deflateRaw(bytes: Uint8Array, prefer: 'platform' | 'fflate' = 'platform'): Promise<Uint8Array> {
+export async function deflateRaw(
+  bytes: Uint8Array,
+  prefer: 'platform' | 'fflate' = 'platform',
+): Promise<Uint8Array> {
   if (prefer === 'platform' && hasDeflateRawStream()) return viaStream(bytes);
   return deflateSync(bytes, { level: 9 });
 }
@@ -47,7 +52,8 @@ export function inflateRawCapped(bytes: Uint8Array, maxBytes: number): Uint8Arra
   let ended = false;
   const inflater = new Inflate((chunk, final) => {
     total += chunk.length;
-    if (total > maxBytes) throw new InflateError(`it unpacks to more than ${maxBytes} bytes (the limit), so it was refused`);
+    if (total > maxBytes)
+      throw new InflateError(`it unpacks to more than ${maxBytes} bytes (the limit), so it was refused`);
     chunks.push(chunk);
     if (final) ended = true;
   });
@@ -58,7 +64,9 @@ export function inflateRawCapped(bytes: Uint8Array, maxBytes: number): Uint8Arra
     if (bytes.length === 0) inflater.push(new Uint8Array(0), true);
   } catch (e) {
     if (e instanceof InflateError) throw e;
-    throw new InflateError(`its compressed data is damaged or cut short (${e instanceof Error ? e.message : String(e)})`);
+    throw new InflateError(
+      `its compressed data is damaged or cut short (${e instanceof Error ? e.message : String(e)})`,
+    );
   }
   if (!ended) throw new InflateError('its compressed data is cut short');
   const out = new Uint8Array(total);

@@ -7,9 +7,26 @@
 import type { CellResult, RunRecord } from '../suite/schema.ts';
 
 export const CSV_COLUMNS = [
-  'dataset', 'setting', 'labels', 'algorithm', 'family', 't', 't_index', 'seed', 'status', 'accuracy',
-  'n_correct', 'n_test', 'fit_ms', 'predict_ms', 'backend', 'protocol_mode', 'protocol_version', 'protocol_quirks',
-  'dataset_sha256', 'reason',
+  'dataset',
+  'setting',
+  'labels',
+  'algorithm',
+  'family',
+  't',
+  't_index',
+  'seed',
+  'status',
+  'accuracy',
+  'n_correct',
+  'n_test',
+  'fit_ms',
+  'predict_ms',
+  'backend',
+  'protocol_mode',
+  'protocol_version',
+  'protocol_quirks',
+  'dataset_sha256',
+  'reason',
 ] as const;
 
 /** One CSV field: numbers as they are; text quoted when needed and defused when formula-like. */
@@ -23,9 +40,26 @@ export function csvField(value: string | number | null): string {
 
 function row(c: CellResult): (string | number | null)[] {
   return [
-    c.dataset.id, c.setting, c.labels, c.algorithm.name, c.algorithm.family, c.t, c.t_index, c.seed, c.outcome.status,
-    c.outcome.accuracy, c.outcome.n_correct, c.outcome.n_test, c.timing.fit_ms, c.timing.predict_ms, c.env.backend,
-    c.protocol.mode, c.protocol.version, c.protocol.quirks, c.dataset.sha256, c.outcome.reason ?? null,
+    c.dataset.id,
+    c.setting,
+    c.labels,
+    c.algorithm.name,
+    c.algorithm.family,
+    c.t,
+    c.t_index,
+    c.seed,
+    c.outcome.status,
+    c.outcome.accuracy,
+    c.outcome.n_correct,
+    c.outcome.n_test,
+    c.timing.fit_ms,
+    c.timing.predict_ms,
+    c.env.backend,
+    c.protocol.mode,
+    c.protocol.version,
+    c.protocol.quirks,
+    c.dataset.sha256,
+    c.outcome.reason ?? null,
   ];
 }
 
@@ -33,8 +67,19 @@ function row(c: CellResult): (string | number | null)[] {
 function failureRow(f: { key: string; reason: string }): (string | number | null)[] {
   const [dataset, setting, labels, algorithm, tIndex, seed] = f.key.split('|');
   const status = f.reason.startsWith('not run') ? 'not run' : 'failed';
-  const num = (x: string | undefined) => (x === undefined || x === '' || !Number.isFinite(Number(x)) ? null : Number(x));
-  const row: (string | number | null)[] = [dataset ?? f.key, setting ?? null, num(labels), algorithm ?? null, null, null, num(tIndex), num(seed), status];
+  const num = (x: string | undefined) =>
+    x === undefined || x === '' || !Number.isFinite(Number(x)) ? null : Number(x);
+  const row: (string | number | null)[] = [
+    dataset ?? f.key,
+    setting ?? null,
+    num(labels),
+    algorithm ?? null,
+    null,
+    null,
+    num(tIndex),
+    num(seed),
+    status,
+  ];
   while (row.length < CSV_COLUMNS.length - 1) row.push(null);
   row.push(f.reason);
   return row;

@@ -20,8 +20,26 @@ const STATUSES = ['ok', 'skipped', 'failed', 'degenerate'] as const;
 
 /** Per-cell columns, in this order. Every value is an integer; -1 means "none" in index columns. */
 export const V1_COLUMNS = [
-  'dataset', 'setting', 'labels', 'algorithm', 'tIndex', 'seed', 'initSeed', 'protocol', 'split', 'env', 'subsample',
-  'status', 'reason', 'nCorrect', 'nTest', 'nNan', 'flat', 'fitMs', 'predictMs', 'steps',
+  'dataset',
+  'setting',
+  'labels',
+  'algorithm',
+  'tIndex',
+  'seed',
+  'initSeed',
+  'protocol',
+  'split',
+  'env',
+  'subsample',
+  'status',
+  'reason',
+  'nCorrect',
+  'nTest',
+  'nNan',
+  'flat',
+  'fitMs',
+  'predictMs',
+  'steps',
 ] as const;
 type Column = (typeof V1_COLUMNS)[number];
 
@@ -84,7 +102,11 @@ export function packV1(run: RunRecord): PackedV1 {
     put('steps', c.timing.steps);
   }
   return {
-    id: run.id, created_at: run.created_at, finished_at: run.finished_at, plan: run.plan, env: run.env,
+    id: run.id,
+    created_at: run.created_at,
+    finished_at: run.finished_at,
+    plan: run.plan,
+    env: run.env,
     tables: Object.fromEntries(TABLES.map((t) => [t, tables[t].items])) as Record<Table, unknown[]>,
     cols,
   };
@@ -101,26 +123,37 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 export function unpackV1(x: unknown, maxCells: number): RunRecord {
   if (!isRecord(x)) throw new SchemaError('', 'expected a packed run object');
   const known = new Set(['id', 'created_at', 'finished_at', 'plan', 'env', 'tables', 'cols']);
-  for (const k of Object.keys(x)) if (!known.has(k)) throw new SchemaError(k.slice(0, 40), 'unknown field (not part of link format 1)');
+  for (const k of Object.keys(x))
+    if (!known.has(k)) throw new SchemaError(k.slice(0, 40), 'unknown field (not part of link format 1)');
   const { tables, cols } = x;
   if (!isRecord(tables)) throw new SchemaError('tables', 'expected an object of tables');
-  for (const t of TABLES) if (!Array.isArray(tables[t])) throw new SchemaError(`tables.${t}`, 'expected a list');
+  for (const t of TABLES)
+    if (!Array.isArray(tables[t])) throw new SchemaError(`tables.${t}`, 'expected a list');
   if (!Array.isArray(cols) || cols.length !== V1_COLUMNS.length) {
-    throw new SchemaError('cols', `expected ${V1_COLUMNS.length} columns, got ${Array.isArray(cols) ? cols.length : typeof cols}`);
+    throw new SchemaError(
+      'cols',
+      `expected ${V1_COLUMNS.length} columns, got ${Array.isArray(cols) ? cols.length : typeof cols}`,
+    );
   }
   const n = Array.isArray(cols[0]) ? cols[0].length : -1;
   if (n > maxCells) throw new SchemaError('cols', `holds ${n} cells; a link may hold at most ${maxCells}`);
   cols.forEach((col, ci) => {
-    if (!Array.isArray(col) || col.length !== n) throw new SchemaError(`cols.${V1_COLUMNS[ci]}`, `expected a list of ${n} values`);
+    if (!Array.isArray(col) || col.length !== n)
+      throw new SchemaError(`cols.${V1_COLUMNS[ci]}`, `expected a list of ${n} values`);
     for (let i = 0; i < n; i++) {
-      if (!Number.isSafeInteger(col[i]) || col[i] < -1) throw new SchemaError(`cols.${V1_COLUMNS[ci]}[${i}]`, `expected an integer ≥ -1, got ${String(col[i]).slice(0, 20)}`);
+      if (!Number.isSafeInteger(col[i]) || col[i] < -1)
+        throw new SchemaError(
+          `cols.${V1_COLUMNS[ci]}[${i}]`,
+          `expected an integer ≥ -1, got ${String(col[i]).slice(0, 20)}`,
+        );
     }
   });
   const col = (c: Column) => cols[V1_COLUMNS.indexOf(c)] as number[];
   const pick = (t: Table, i: number, where: string, nullable: boolean): unknown => {
     if (i === -1 && nullable) return null;
     const items = tables[t] as unknown[];
-    if (i < 0 || i >= items.length) throw new SchemaError(where, `refers to entry ${i} of table "${t}", which has ${items.length}`);
+    if (i < 0 || i >= items.length)
+      throw new SchemaError(where, `refers to entry ${i} of table "${t}", which has ${items.length}`);
     return items[i];
   };
   const cells: unknown[] = [];
@@ -128,9 +161,11 @@ export function unpackV1(x: unknown, maxCells: number): RunRecord {
     const at = (c: Column) => col(c)[i];
     const where = (c: Column) => `cols.${c}[${i}]`;
     const status = STATUSES[at('status')];
-    if (status === undefined) throw new SchemaError(where('status'), `expected 0, 1, 2 or 3, got ${at('status')}`);
+    if (status === undefined)
+      throw new SchemaError(where('status'), `expected 0, 1, 2 or 3, got ${at('status')}`);
     const setting = SETTINGS[at('setting')];
-    if (setting === undefined) throw new SchemaError(where('setting'), `expected 0, 1 or 2, got ${at('setting')}`);
+    if (setting === undefined)
+      throw new SchemaError(where('setting'), `expected 0, 1 or 2, got ${at('setting')}`);
     const split = pick('split', at('split'), where('split'), true);
     const algorithm = pick('algorithm', at('algorithm'), where('algorithm'), false);
     const reason = pick('reason', at('reason'), where('reason'), true);
@@ -145,7 +180,9 @@ export function unpackV1(x: unknown, maxCells: number): RunRecord {
       t: T_GRID[at('tIndex')] ?? -1,
       t_index: at('tIndex'),
       seed: at('seed'),
-      algorithm: isRecord(algorithm) ? { ...algorithm, init_seed: at('initSeed') === -1 ? null : at('initSeed') } : algorithm,
+      algorithm: isRecord(algorithm)
+        ? { ...algorithm, init_seed: at('initSeed') === -1 ? null : at('initSeed') }
+        : algorithm,
       split: isRecord(split) ? { ...split, indices_sha256: NO_SPLIT_HASH } : split,
       outcome: {
         status,
@@ -162,5 +199,13 @@ export function unpackV1(x: unknown, maxCells: number): RunRecord {
       created_at: x.created_at,
     } satisfies Record<keyof CellResult, unknown>);
   }
-  return parseRun({ schema: 'rsb-run/1', id: x.id, created_at: x.created_at, finished_at: x.finished_at, plan: x.plan, env: x.env, cells });
+  return parseRun({
+    schema: 'rsb-run/1',
+    id: x.id,
+    created_at: x.created_at,
+    finished_at: x.finished_at,
+    plan: x.plan,
+    env: x.env,
+    cells,
+  });
 }

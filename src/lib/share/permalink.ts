@@ -39,7 +39,10 @@ export const LINK_DECODERS: Readonly<Record<number, Decoder>> = {
 };
 
 /** Packs a run into a link payload (format LINK_FORMAT). */
-export async function encodeRunLink(run: RunRecord, prefer: 'platform' | 'fflate' = 'platform'): Promise<string> {
+export async function encodeRunLink(
+  run: RunRecord,
+  prefer: 'platform' | 'fflate' = 'platform',
+): Promise<string> {
   const json = JSON.stringify(packV1(run));
   const packed = await deflateRaw(new TextEncoder().encode(json), prefer);
   return `${LINK_FORMAT}.${encodeBase64Url(packed)}`;
@@ -47,10 +50,15 @@ export async function encodeRunLink(run: RunRecord, prefer: 'platform' | 'fflate
 
 /** Opens a link payload. Throws LinkError with a message meant for the page. */
 export function decodeRunLink(payload: string): RunRecord {
-  const broken = (why: string) => new LinkError(`This results link is broken: ${why}. Ask for the link again, or open the run's JSON file instead.`);
+  const broken = (why: string) =>
+    new LinkError(
+      `This results link is broken: ${why}. Ask for the link again, or open the run's JSON file instead.`,
+    );
   if (typeof payload !== 'string' || payload === '') throw broken('it holds no results');
   if (payload.length > MAX_LINK_PAYLOAD) {
-    throw new LinkError(`This results link is too long (${payload.length} characters; at most ${MAX_LINK_PAYLOAD} are read), so it was not opened.`);
+    throw new LinkError(
+      `This results link is too long (${payload.length} characters; at most ${MAX_LINK_PAYLOAD} are read), so it was not opened.`,
+    );
   }
   const m = /^(\d{1,4})\.(.*)$/s.exec(payload);
   if (!m) throw broken('it does not start with a format number like "1."');
@@ -58,7 +66,9 @@ export function decodeRunLink(payload: string): RunRecord {
   const decode = LINK_DECODERS[format];
   if (!decode) {
     const known = Object.keys(LINK_DECODERS).join(', ');
-    throw new LinkError(`This results link uses format ${format}, which this version of RAC Bench cannot read (it reads format ${known}). It may come from a newer version.`);
+    throw new LinkError(
+      `This results link uses format ${format}, which this version of RAC Bench cannot read (it reads format ${known}). It may come from a newer version.`,
+    );
   }
   let bytes: Uint8Array;
   try {

@@ -12,7 +12,12 @@ export function sortCellsByPlan(run: RunRecord): RunRecord {
     return i < 0 ? xs.length : i;
   };
   const key = (c: CellResult) => [
-    rank(p.datasets, c.dataset.id), rank(p.settings, c.setting), rank(p.labels, c.labels), rank(p.algorithms, c.algorithm.name), c.seed, c.t_index,
+    rank(p.datasets, c.dataset.id),
+    rank(p.settings, c.setting),
+    rank(p.labels, c.labels),
+    rank(p.algorithms, c.algorithm.name),
+    c.seed,
+    c.t_index,
   ];
   const keyed = run.cells.map((c, i) => ({ c, k: key(c), i }));
   keyed.sort((a, b) => {

@@ -21,26 +21,37 @@ export function runToJson(run: RunRecord): string {
 
 /** A file name for a run's exports: the run id made safe for file systems. */
 export function runFileName(run: Pick<RunRecord, 'id'>, ext: string): string {
-  const base = run.id.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+/, '').slice(0, 80) || 'run';
+  const base =
+    run.id
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[-.]+/, '')
+      .slice(0, 80) || 'run';
   return `rac-bench-${base}.${ext}`;
 }
 
 /** Parses and validates a run file's text. `name` is for messages. */
 export function parseRunFile(text: string, name = 'the file'): RunRecord {
   if (text.length > MAX_RUN_FILE_BYTES) {
-    throw new ImportError(`${name} is too large (${(text.length / 1e6).toFixed(0)} MB; at most ${MAX_RUN_FILE_BYTES / 1e6} MB is read).`);
+    throw new ImportError(
+      `${name} is too large (${(text.length / 1e6).toFixed(0)} MB; at most ${MAX_RUN_FILE_BYTES / 1e6} MB is read).`,
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new ImportError(`${name} is not JSON (${(e as Error).message.replace(/\s+/g, ' ').slice(0, 120)}). Expected a run exported from RAC Bench ("${RUN_SCHEMA}").`);
+    throw new ImportError(
+      `${name} is not JSON (${(e as Error).message.replace(/\s+/g, ' ').slice(0, 120)}). Expected a run exported from RAC Bench ("${RUN_SCHEMA}").`,
+    );
   }
   try {
     return parseRun(json);
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e;
-    if (e.path === 'schema' || (e.path === '' && json !== null && typeof json === 'object' && !('schema' in json))) {
+    if (
+      e.path === 'schema' ||
+      (e.path === '' && json !== null && typeof json === 'object' && !('schema' in json))
+    ) {
       throw new ImportError(`${name} is not a RAC Bench run of a version this page reads: ${e.message}.`);
     }
     throw new ImportError(`${name} is not a valid run: ${e.message}.`);
@@ -51,7 +62,9 @@ export function parseRunFile(text: string, name = 'the file'): RunRecord {
 export async function importRunFile(file: Blob & { name?: string }): Promise<RunRecord> {
   const name = file.name ? `"${file.name.slice(0, 80)}"` : 'the file';
   if (file.size > MAX_RUN_FILE_BYTES) {
-    throw new ImportError(`${name} is too large (${(file.size / 1e6).toFixed(0)} MB; at most ${MAX_RUN_FILE_BYTES / 1e6} MB is read).`);
+    throw new ImportError(
+      `${name} is too large (${(file.size / 1e6).toFixed(0)} MB; at most ${MAX_RUN_FILE_BYTES / 1e6} MB is read).`,
+    );
   }
   return parseRunFile(await file.text(), name);
 }

@@ -15,7 +15,12 @@ export interface ShareLink {
 }
 
 /** `base` is the page address before the hash (origin + path + query). */
-export async function buildShareLink(run: RunRecord, view: ResultsViewState, base: string, maxChars = MAX_URL_CHARS): Promise<ShareLink> {
+export async function buildShareLink(
+  run: RunRecord,
+  view: ResultsViewState,
+  base: string,
+  maxChars = MAX_URL_CHARS,
+): Promise<ShareLink> {
   const fields = { ...planToFields(run.plan), ...viewToFields(view) };
   const full = base + formatHash({ page: 'results', fields: { ...fields, r: await encodeRunLink(run) } });
   if (full.length <= maxChars) return { url: full, tooLarge: null };

@@ -18,12 +18,25 @@
  *   r                               the results themselves (`1.<payload>`, lib/share/permalink.ts)
  */
 import { parseBackendPref, type BackendPref } from '../env/device.ts';
-import { EXPLAIN_KEYS, parseViewState, SORT_COLUMNS, type ExplainKey, type MetricForm, type ResultsViewState } from '../charts/viewState.ts';
+import {
+  EXPLAIN_KEYS,
+  parseViewState,
+  SORT_COLUMNS,
+  type ExplainKey,
+  type MetricForm,
+  type ResultsViewState,
+} from '../charts/viewState.ts';
 import { validatePT, type PT } from '../metrics/index.ts';
 import { defaultPlanOptions, type PlanOptions, type RunPlanSpec } from '../suite/plan.ts';
 import { parseOptionAssignment } from '../models/catalogue.ts';
 import { applyOptionAssignments, formatModelOptions } from '../suite/modelOptions.ts';
-import { formatIntegerList, parseLabels, parseSeeds, parseSettings, parseTIndices } from '../suite/selectors.ts';
+import {
+  formatIntegerList,
+  parseLabels,
+  parseSeeds,
+  parseSettings,
+  parseTIndices,
+} from '../suite/selectors.ts';
 import { SETTINGS, T_GRID, type ProtocolMode, type Quirks, type Setting } from '../types.ts';
 
 export const URL_VERSION = 1;
@@ -32,7 +45,13 @@ export const PAGES = ['home', 'run', 'results', 'compare', 'data', 'learn', 'abo
 export type Page = (typeof PAGES)[number];
 
 export const PAGE_TITLES: Record<Page, string> = {
-  home: 'Home', run: 'Run', results: 'Results', compare: 'Compare', data: 'Data', learn: 'Learn', about: 'About',
+  home: 'Home',
+  run: 'Run',
+  results: 'Results',
+  compare: 'Compare',
+  data: 'Data',
+  learn: 'Learn',
+  about: 'About',
 };
 
 /** Settings carried in the hash. Add a field here and it is parsed and written everywhere. */
@@ -83,7 +102,8 @@ function oneOf<const T extends string>(options: readonly T[], fallback: T): Fiel
   return {
     default: fallback,
     decode: (raw) => {
-      if (!(options as readonly string[]).includes(raw)) throw new Error(`expected one of ${options.join(', ')}`);
+      if (!(options as readonly string[]).includes(raw))
+        throw new Error(`expected one of ${options.join(', ')}`);
       return raw as T;
     },
     encode: String,
@@ -118,7 +138,12 @@ function encodePT(pt: PT): string {
 function decodePT(raw: string): PT {
   const [kind, rest = ''] = raw.split(':', 2);
   const nums = rest.split(',').map(Number);
-  const candidate = kind === 'beta' ? { kind, alpha: nums[0], beta: nums[1] } : kind === 'grid' ? { kind, weights: nums } : { kind };
+  const candidate =
+    kind === 'beta'
+      ? { kind, alpha: nums[0], beta: nums[1] }
+      : kind === 'grid'
+        ? { kind, weights: nums }
+        : { kind };
   if (kind === 'beta') validatePT(candidate); // its message (e.g. the supported range) goes into the notice
   const pt = parseViewState({ pt: candidate }).pt;
   if (pt.kind !== kind) throw new Error('expected uniform, beta:a,b or grid: and six weights');
@@ -138,7 +163,11 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
     encode: String,
   },
   ds: idList(),
-  set: { default: [], decode: (raw) => (raw === '' ? [] : parseSettings(raw)), encode: (xs) => (xs.length === SETTINGS.length ? 'all' : xs.join(',')) },
+  set: {
+    default: [],
+    decode: (raw) => (raw === '' ? [] : parseSettings(raw)),
+    encode: (xs) => (xs.length === SETTINGS.length ? 'all' : xs.join(',')),
+  },
   labels: intList(parseLabels),
   alg: idList(),
   seeds: intList(parseSeeds),
@@ -157,7 +186,8 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
     ...idList(),
     decode: (raw) => {
       const xs = idList().decode(raw);
-      if (xs.some((x) => !/^[^:]+:(shared|per-class)$/.test(x))) throw new Error('expected dataset:shared or dataset:per-class');
+      if (xs.some((x) => !/^[^:]+:(shared|per-class)$/.test(x)))
+        throw new Error('expected dataset:shared or dataset:per-class');
       return xs;
     },
   },
@@ -166,7 +196,10 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
     default: [],
     // In the hash an item is `lp.gamma:5` (`=` would be escaped); `lp.gamma=5` is read too.
     decode: (raw) => {
-      const xs = raw.split(',').filter((s) => s !== '').map((s) => s.replace(/^([^=:]*):/, '$1='));
+      const xs = raw
+        .split(',')
+        .filter((s) => s !== '')
+        .map((s) => s.replace(/^([^=:]*):/, '$1='));
       if (xs.length > MAX_LIST) throw new Error(`expected at most ${MAX_LIST} options`);
       for (const x of xs) parseOptionAssignment(x); // throws a ParamError that names the problem
       return xs;
@@ -242,9 +275,13 @@ export function readHash(hash: string): HashReading {
   const notices: string[] = [];
   const version = Number(params.get('v') ?? URL_VERSION);
   if (!Number.isInteger(version) || version < 1) {
-    notices.push(`The link's version "${String(params.get('v')).slice(0, 20)}" is not valid; its settings were read as version ${URL_VERSION}.`);
+    notices.push(
+      `The link's version "${String(params.get('v')).slice(0, 20)}" is not valid; its settings were read as version ${URL_VERSION}.`,
+    );
   } else if (version > URL_VERSION) {
-    notices.push(`This link comes from a newer version of RAC Bench (v=${version}); settings this version does not know were ignored.`);
+    notices.push(
+      `This link comes from a newer version of RAC Bench (v=${version}); settings this version does not know were ignored.`,
+    );
   } else {
     for (let v = version; v < URL_VERSION; v++) MIGRATIONS[v]?.(params);
   }
@@ -256,7 +293,9 @@ export function readHash(hash: string): HashReading {
       (fields as Record<string, unknown>)[key] = FIELDS[key].decode(raw);
     } catch (e) {
       const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
-      notices.push(`Ignored ${key}=${JSON.stringify(shown)} (${e instanceof Error ? e.message : 'invalid'}); using the default.`);
+      notices.push(
+        `Ignored ${key}=${JSON.stringify(shown)} (${e instanceof Error ? e.message : 'invalid'}); using the default.`,
+      );
       (fields as Record<string, unknown>)[key] = FIELDS[key].default;
     }
   }
@@ -302,7 +341,9 @@ export function withFields(hash: string, changes: Partial<UrlFields>): string {
   const s = parseHash(hash);
   const out = formatHash({ page: s.page, fields: { ...s.fields, ...changes } });
   const q = hash.indexOf('?');
-  const foreign = [...new URLSearchParams(q < 0 ? '' : hash.slice(q + 1))].filter(([k]) => k !== 'v' && !(k in FIELDS));
+  const foreign = [...new URLSearchParams(q < 0 ? '' : hash.slice(q + 1))].filter(
+    ([k]) => k !== 'v' && !(k in FIELDS),
+  );
   if (foreign.length === 0) return out;
   const rest = foreign.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
   return out.includes('?') ? `${out}&${rest}` : `${out}?v=${URL_VERSION}&${rest}`;
@@ -322,14 +363,32 @@ export function withPage(hash: string, page: Page): string {
 // Plan and view <-> fields
 
 /** The hash fields of a run plan (the Run page's "re-run this plan"). */
-export function planToFields(plan: Omit<RunPlanSpec, 'preset'> & { preset: string | null }): Partial<UrlFields> {
+export function planToFields(
+  plan: Omit<RunPlanSpec, 'preset'> & { preset: string | null },
+): Partial<UrlFields> {
   const modeScaler = plan.mode === 'readme' ? 'labeled' : 'split';
   return {
-    preset: plan.preset ?? '', ds: [...plan.datasets], set: [...plan.settings], labels: [...plan.labels], alg: [...plan.algorithms],
-    seeds: [...plan.seeds], t: [...plan.tIndices], mode: plan.mode, quirks: plan.quirks,
-    take0: plan.options.takeZero, t0: plan.options.t0Stream, scaler: plan.options.scaler === modeScaler ? 'default' : plan.options.scaler, ssgmm: plan.options.ssgmmSupport === defaultPlanOptions(plan.mode).ssgmmSupport ? 'default' : plan.options.ssgmmSupport,
+    preset: plan.preset ?? '',
+    ds: [...plan.datasets],
+    set: [...plan.settings],
+    labels: [...plan.labels],
+    alg: [...plan.algorithms],
+    seeds: [...plan.seeds],
+    t: [...plan.tIndices],
+    mode: plan.mode,
+    quirks: plan.quirks,
+    take0: plan.options.takeZero,
+    t0: plan.options.t0Stream,
+    scaler: plan.options.scaler === modeScaler ? 'default' : plan.options.scaler,
+    ssgmm:
+      plan.options.ssgmmSupport === defaultPlanOptions(plan.mode).ssgmmSupport
+        ? 'default'
+        : plan.options.ssgmmSupport,
     t0ds: Object.entries(plan.options.t0StreamByDataset ?? {}).map(([id, stream]) => `${id}:${stream}`),
-    offset: (plan.options.modelStreamOffset ?? 'none') === defaultPlanOptions(plan.mode).modelStreamOffset ? 'default' : (plan.options.modelStreamOffset ?? 'none'),
+    offset:
+      (plan.options.modelStreamOffset ?? 'none') === defaultPlanOptions(plan.mode).modelStreamOffset
+        ? 'default'
+        : (plan.options.modelStreamOffset ?? 'none'),
     opt: formatModelOptions(plan.modelOptions),
   };
 }
@@ -341,14 +400,29 @@ export function planToFields(plan: Omit<RunPlanSpec, 'preset'> & { preset: strin
 export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
   if (!f.ds?.length && !f.alg?.length && !f.preset) return null;
   const plan: RunPlanSpec = {
-    preset: f.preset || 'custom', datasets: f.ds ?? [], settings: f.set ?? [], labels: f.labels ?? [], algorithms: f.alg ?? [],
-    seeds: f.seeds ?? [], tIndices: f.t ?? [], mode: f.mode ?? 'rsb', quirks: f.quirks ?? 'rsb',
+    preset: f.preset || 'custom',
+    datasets: f.ds ?? [],
+    settings: f.set ?? [],
+    labels: f.labels ?? [],
+    algorithms: f.alg ?? [],
+    seeds: f.seeds ?? [],
+    tIndices: f.t ?? [],
+    mode: f.mode ?? 'rsb',
+    quirks: f.quirks ?? 'rsb',
     options: {
-      takeZero: f.take0 ?? 'one-per-class', t0Stream: f.t0 ?? 'per-class',
-      scaler: f.scaler && f.scaler !== 'default' ? f.scaler : f.mode === 'readme' ? 'labeled' : 'split', ssgmmSupport: f.ssgmm && f.ssgmm !== 'default' ? f.ssgmm : defaultPlanOptions(f.mode ?? 'rsb').ssgmmSupport,
-      modelStreamOffset: f.offset && f.offset !== 'default' ? f.offset : defaultPlanOptions(f.mode ?? 'rsb').modelStreamOffset,
+      takeZero: f.take0 ?? 'one-per-class',
+      t0Stream: f.t0 ?? 'per-class',
+      scaler: f.scaler && f.scaler !== 'default' ? f.scaler : f.mode === 'readme' ? 'labeled' : 'split',
+      ssgmmSupport:
+        f.ssgmm && f.ssgmm !== 'default' ? f.ssgmm : defaultPlanOptions(f.mode ?? 'rsb').ssgmmSupport,
+      modelStreamOffset:
+        f.offset && f.offset !== 'default' ? f.offset : defaultPlanOptions(f.mode ?? 'rsb').modelStreamOffset,
       ...(f.t0ds?.length
-        ? { t0StreamByDataset: Object.fromEntries(f.t0ds.map((x) => x.split(':') as [string, 'per-class' | 'shared'])) }
+        ? {
+            t0StreamByDataset: Object.fromEntries(
+              f.t0ds.map((x) => x.split(':') as [string, 'per-class' | 'shared']),
+            ),
+          }
         : {}),
     },
   };
@@ -356,7 +430,13 @@ export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
 }
 
 export function viewToFields(view: ResultsViewState): Partial<UrlFields> {
-  return { form: view.metricForm, pt: view.pt, hide: [...view.hidden], explain: [...view.explain], sort: { ...view.sort } };
+  return {
+    form: view.metricForm,
+    pt: view.pt,
+    hide: [...view.hidden],
+    explain: [...view.explain],
+    sort: { ...view.sort },
+  };
 }
 
 export function viewFromFields(f: Partial<UrlFields>): ResultsViewState {

@@ -46,7 +46,8 @@ export const COST_FORMULAS: Readonly<Record<string, CostFormula>> = {
   assemble: ({ l, u, e, k, d }) => 10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
   knn: ({ l, e, d }) => l * e * d,
   /** Deep methods: steps × batch (64) × a small MLP's multiply-adds, forward and backward. */
-  deep: ({ k, d, steps, e }) => (steps || 1000) * 64 * 3 * (d * 128 + 128 * 128 + 128 * k) + e * (d * 128 + 128 * k),
+  deep: ({ k, d, steps, e }) =>
+    (steps || 1000) * 64 * 3 * (d * 128 + 128 * 128 + 128 * k) + e * (d * 128 + 128 * k),
 };
 
 const FIT_OVERHEAD_UNITS = 2e6;
@@ -143,7 +144,11 @@ export function cellCost(
   family?: (algorithm: string) => string,
   known?: (id: string) => DatasetShape | undefined,
 ): number {
-  return fitCost(cell.algorithm, cellShape(datasetShape(cell.dataset, known), cell.labels), family?.(cell.algorithm));
+  return fitCost(
+    cell.algorithm,
+    cellShape(datasetShape(cell.dataset, known), cell.labels),
+    family?.(cell.algorithm),
+  );
 }
 
 /**
@@ -188,7 +193,11 @@ export function estimatePlan(
     peak = Math.max(peak, fitMemoryBytes(f.algorithm, shape));
   }
   const n = Math.max(1, lanes);
-  return { seconds: Math.max(total / n, longest) / 1000, longestFitSeconds: longest / 1000, peakBytes: peak * Math.min(n, fits.length || 1) };
+  return {
+    seconds: Math.max(total / n, longest) / 1000,
+    longestFitSeconds: longest / 1000,
+    peakBytes: peak * Math.min(n, fits.length || 1),
+  };
 }
 
 let memo: { msPerUnit: number; benchMs: number } | null = null;

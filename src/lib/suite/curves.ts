@@ -27,7 +27,9 @@ export interface CurveStats {
 export function curveStats(accByT: readonly (readonly number[])[]): CurveStats {
   const isList = Array.isArray(accByT as unknown);
   if (!isList || accByT.length !== POINTS) {
-    throw new RangeError(`curveStats: expected ${POINTS} lists of accuracies (one per t), got ${isList ? accByT.length : typeof accByT}.`);
+    throw new RangeError(
+      `curveStats: expected ${POINTS} lists of accuracies (one per t), got ${isList ? accByT.length : typeof accByT}.`,
+    );
   }
   const mean: number[] = [];
   const std: number[] = [];
@@ -35,7 +37,9 @@ export function curveStats(accByT: readonly (readonly number[])[]): CurveStats {
   accByT.forEach((xs, i) => {
     xs.forEach((x, j) => {
       if (typeof x !== 'number' || !(x >= 0 && x <= 1)) {
-        throw new RangeError(`curveStats: accuracy ${j} at t=${T_GRID[i]} is ${String(x)}; expected a number in [0, 1].`);
+        throw new RangeError(
+          `curveStats: accuracy ${j} at t=${T_GRID[i]} is ${String(x)}; expected a number in [0, 1].`,
+        );
       }
     });
     const n = xs.length;
@@ -84,7 +88,9 @@ function protocolOf(c: CellResult): CurveRecord['protocol'] {
 function canonical(x: unknown): string {
   if (Array.isArray(x)) return `[${x.map(canonical).join(',')}]`;
   if (x !== null && typeof x === 'object') {
-    const entries = Object.keys(x as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((x as Record<string, unknown>)[k])}`);
+    const entries = Object.keys(x as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((x as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(x);
@@ -117,13 +123,23 @@ function curveKeyOf(c: CellResult): string {
   return key;
 }
 
-export function panelCurves(cells: readonly CellResult[], { isBaseline, pt }: PanelCurvesOptions): CurveRecord[] {
+export function panelCurves(
+  cells: readonly CellResult[],
+  { isBaseline, pt }: PanelCurvesOptions,
+): CurveRecord[] {
   const groups = new Map<string, Group>();
   for (const c of cells) {
     const key = curveKeyOf(c);
     let g = groups.get(key);
     if (!g) {
-      g = { first: c, acc: T_GRID.map(() => []), seen: new Set(), seeds: new Set(), nNotOk: 0, nDuplicates: 0 };
+      g = {
+        first: c,
+        acc: T_GRID.map(() => []),
+        seen: new Set(),
+        seeds: new Set(),
+        nNotOk: 0,
+        nDuplicates: 0,
+      };
       groups.set(key, g);
     }
     const cellId = `${c.t_index}|${c.seed}`;
@@ -147,7 +163,11 @@ export function panelCurves(cells: readonly CellResult[], { isBaseline, pt }: Pa
     let stats = curveStats(g.acc);
     if (baseline) {
       // Fit once at t = 0 and reported at every t (§7.1): the curve is the t = 0 value throughout.
-      stats = { mean: stats.mean.map(() => stats.mean[0]), std: stats.std.map(() => stats.std[0]), nSeeds: stats.nSeeds.map(() => stats.nSeeds[0]) };
+      stats = {
+        mean: stats.mean.map(() => stats.mean[0]),
+        std: stats.std.map(() => stats.std[0]),
+        nSeeds: stats.nSeeds.map(() => stats.nSeeds[0]),
+      };
     }
     const complete = stats.nSeeds.every((n) => n > 0);
     curves.push({

@@ -160,9 +160,20 @@ export function unavailableText(dataset: string, reason: string): string {
   return `not run: ${dataset} unavailable (${reason})`;
 }
 
-export function executedCell(key: string, result: CellResult | null, error: string | null, attempts: number): ExecutedCell {
+export function executedCell(
+  key: string,
+  result: CellResult | null,
+  error: string | null,
+  attempts: number,
+): ExecutedCell {
   const status = result ? result.outcome.status : 'failed';
-  return { key, status, result, error: error ?? (status === 'failed' ? result?.outcome.reason ?? null : null), attempts };
+  return {
+    key,
+    status,
+    result,
+    error: error ?? (status === 'failed' ? (result?.outcome.reason ?? null) : null),
+    attempts,
+  };
 }
 
 export function derivedExecuted(t0: ExecutedCell, d: CellSpec): ExecutedCell {
@@ -207,11 +218,18 @@ export class RunExecutor {
     await this.#fillOrphans(hooks);
     const lanes = this.#o.lanes;
     const reasons: string[] = [];
-    await Promise.all(lanes.map((lane) => this.#laneLoop(lane, hooks).catch((e) => { reasons.push(errText(e)); })));
+    await Promise.all(
+      lanes.map((lane) =>
+        this.#laneLoop(lane, hooks).catch((e) => {
+          reasons.push(errText(e));
+        }),
+      ),
+    );
     const unavailable = this.unavailable;
     if (this.#o.signal?.aborted) return { status: 'cancelled', unavailable };
     if (this.#pauseReason) return { status: 'paused', reason: this.#pauseReason, unavailable };
-    if (!this.scheduler.finished) return { status: 'paused', reason: reasons.join(' ') || 'The workers stopped early.', unavailable };
+    if (!this.scheduler.finished)
+      return { status: 'paused', reason: reasons.join(' ') || 'The workers stopped early.', unavailable };
     return { status: 'done', unavailable };
   }
 
@@ -234,9 +252,10 @@ export class RunExecutor {
    */
   #accepts(lane: Lane): (cell: CellSpec) => boolean {
     const gpuOnly = this.#hasGpuLane && lane.resource !== 'gpu';
-    return (cell) => (!gpuOnly || this.#o.family(cell.algorithm) !== 'deep')
-      && !(cell.dataset in this.#unavailable)
-      && (this.#loaded.has(cell.dataset) || !this.#probing.has(cell.dataset));
+    return (cell) =>
+      (!gpuOnly || this.#o.family(cell.algorithm) !== 'deep') &&
+      !(cell.dataset in this.#unavailable) &&
+      (this.#loaded.has(cell.dataset) || !this.#probing.has(cell.dataset));
   }
 
   /** Something finished or went back to the queue: lanes waiting for work look again. */
@@ -276,9 +295,17 @@ export class RunExecutor {
 
   async #laneLoop(lane: Lane, hooks: ExecutorHooks): Promise<void> {
     const { scheduler } = this;
-    const view = (patch: Partial<LaneView>) => hooks.onLane?.({
-      index: lane.index, phase: 'idle', backend: lane.backend, cell: null, attempt: 0, fraction: 0, message: null, ...patch,
-    });
+    const view = (patch: Partial<LaneView>) =>
+      hooks.onLane?.({
+        index: lane.index,
+        phase: 'idle',
+        backend: lane.backend,
+        cell: null,
+        attempt: 0,
+        fraction: 0,
+        message: null,
+        ...patch,
+      });
     try {
       while (!this.#stopped()) {
         const cell = await this.#nextFor(lane);
@@ -288,12 +315,19 @@ export class RunExecutor {
           view({ phase: 'busy', cell: cell.key, attempt });
           try {
             const result = await this.#runWatched(lane, cell, (fraction, message) =>
-              view({ phase: 'busy', cell: cell.key, attempt, fraction, message: message ?? null }));
+              view({ phase: 'busy', cell: cell.key, attempt, fraction, message: message ?? null }),
+            );
             let checked: CellResult;
             try {
               checked = this.#o.validate ? this.#o.validate(result) : result;
             } catch (e) {
-              await this.#record(cell, null, `The fit returned an invalid record: ${(e as Error).message}`, attempt, hooks);
+              await this.#record(
+                cell,
+                null,
+                `The fit returned an invalid record: ${(e as Error).message}`,
+                attempt,
+                hooks,
+              );
               await lane.restart(lane.backend, 'invalid record');
               break;
             }
@@ -325,8 +359,9 @@ export class RunExecutor {
               // Never record a deep fit as failed because its GPU lane died twice, nor move it to WASM.
               scheduler.release(cell.key);
               this.#wake();
-              this.#pauseReason = `${cell.key} crashed ${attempt} times on ${failedOn ?? 'its backend'} (${errText(e)}). `
-                + 'A deep fit does not move to another backend on its own: resume the run to try it on the GPU again.';
+              this.#pauseReason =
+                `${cell.key} crashed ${attempt} times on ${failedOn ?? 'its backend'} (${errText(e)}). ` +
+                'A deep fit does not move to another backend on its own: resume the run to try it on the GPU again.';
               hooks.onNotice?.(this.#pauseReason);
               await lane.restart(failedOn, 'replaced after a crash').catch(() => {});
               return;
@@ -347,7 +382,11 @@ export class RunExecutor {
   }
 
   /** Runs a fit; a restartable lane that stays silent too long is failed with WatchdogTimeout. */
-  #runWatched(lane: Lane, cell: CellSpec, onProgress: (fraction: number, message?: string) => void): Promise<CellResult> {
+  #runWatched(
+    lane: Lane,
+    cell: CellSpec,
+    onProgress: (fraction: number, message?: string) => void,
+  ): Promise<CellResult> {
     const wd = this.#o.watchdog;
     if (!wd || !lane.restartable) return lane.run(cell, onProgress);
     const expected = this.scheduler.costOf(cell.key) * (this.#o.msPerUnit ?? 0);
@@ -360,22 +399,46 @@ export class RunExecutor {
         cancel = this.#o.clock.after(limit, () => {
           if (settled) return;
           settled = true;
-          reject(new WatchdogTimeout(`lane ${lane.index} was silent for ${Math.round(limit / 1000)} s on ${cell.key} (expected about ${Math.max(1, Math.round(expected / 1000))} s); restarted`));
+          reject(
+            new WatchdogTimeout(
+              `lane ${lane.index} was silent for ${Math.round(limit / 1000)} s on ${cell.key} (expected about ${Math.max(1, Math.round(expected / 1000))} s); restarted`,
+            ),
+          );
         });
       };
       arm();
-      lane.run(cell, (f, m) => {
-        if (!settled) arm();
-        onProgress(f, m);
-      }).then(
-        (r) => { if (!settled) { settled = true; cancel(); resolve(r); } },
-        (e) => { if (!settled) { settled = true; cancel(); reject(e); } },
-      );
+      lane
+        .run(cell, (f, m) => {
+          if (!settled) arm();
+          onProgress(f, m);
+        })
+        .then(
+          (r) => {
+            if (!settled) {
+              settled = true;
+              cancel();
+              resolve(r);
+            }
+          },
+          (e) => {
+            if (!settled) {
+              settled = true;
+              cancel();
+              reject(e);
+            }
+          },
+        );
     });
   }
 
   /** Stores a fit's record with its derived baseline cells in one batch, then counts them. */
-  async #record(cell: CellSpec, result: CellResult | null, error: string | null, attempts: number, hooks: ExecutorHooks): Promise<void> {
+  async #record(
+    cell: CellSpec,
+    result: CellResult | null,
+    error: string | null,
+    attempts: number,
+    hooks: ExecutorHooks,
+  ): Promise<void> {
     const own = executedCell(cell.key, result, error, attempts);
     if (!(cell.dataset in this.#unavailable)) this.#datasetLoaded(cell.dataset);
     // A plan without t = 0 has no cell for a baseline's fit itself, only for its derived cells.
@@ -388,7 +451,12 @@ export class RunExecutor {
   }
 
   /** The dataset of `cell` cannot load: this fit and every waiting fit of it are stored as not run, once. */
-  async #datasetUnavailable(cell: CellSpec, reason: string, attempts: number, hooks: ExecutorHooks): Promise<void> {
+  async #datasetUnavailable(
+    cell: CellSpec,
+    reason: string,
+    attempts: number,
+    hooks: ExecutorHooks,
+  ): Promise<void> {
     const ds = cell.dataset;
     const text = unavailableText(ds, reason);
     this.#probing.delete(ds);

@@ -18,15 +18,21 @@ export interface LinkedPlanChoice {
   notices: string[];
 }
 
-const sameList = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
   const selection: CustomSelection = {
-    datasets: [...plan.datasets], settings: [...plan.settings], labels: [...plan.labels],
-    algorithms: [...plan.algorithms], seeds: [...plan.seeds], tIndices: [...plan.tIndices],
+    datasets: [...plan.datasets],
+    settings: [...plan.settings],
+    labels: [...plan.labels],
+    algorithms: [...plan.algorithms],
+    seeds: [...plan.seeds],
+    tIndices: [...plan.tIndices],
   };
   let preset: PresetId = 'custom';
-  const modelOptions = plan.modelOptions && Object.keys(plan.modelOptions).length ? plan.modelOptions : undefined;
+  const modelOptions =
+    plan.modelOptions && Object.keys(plan.modelOptions).length ? plan.modelOptions : undefined;
   // A plan with model options deviates from every preset: it stays custom (never labelled a preset).
   if ((PRESET_IDS as readonly string[]).includes(plan.preset) && plan.preset !== 'custom' && !modelOptions) {
     const p = presetPlan(plan.preset as PresetId);
@@ -43,10 +49,17 @@ export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
   const mode: ProtocolMode = preset === 'custom' ? plan.mode : 'rsb';
   const quirks = mode === 'rsb' ? 'rsb' : 'fixed';
   if (plan.mode !== mode || plan.quirks !== quirks) {
-    notices.push(`The link's plan uses protocol mode "${plan.mode}" with quirks "${plan.quirks}"; the runner uses mode "${mode}" with quirks "${quirks}" (the CLI takes --protocol ${plan.mode}).`);
+    notices.push(
+      `The link's plan uses protocol mode "${plan.mode}" with quirks "${plan.quirks}"; the runner uses mode "${mode}" with quirks "${quirks}" (the CLI takes --protocol ${plan.mode}).`,
+    );
   }
   const defaults = defaultPlanOptions(mode);
-  const changed = (Object.keys(defaults) as (keyof typeof defaults)[]).filter((k) => plan.options[k] !== defaults[k]);
-  if (changed.length) notices.push(`Protocol options ${changed.join(', ')} differ from the defaults; the runner uses the defaults.`);
+  const changed = (Object.keys(defaults) as (keyof typeof defaults)[]).filter(
+    (k) => plan.options[k] !== defaults[k],
+  );
+  if (changed.length)
+    notices.push(
+      `Protocol options ${changed.join(', ')} differ from the defaults; the runner uses the defaults.`,
+    );
   return { preset, mode, selection, ...(modelOptions ? { modelOptions } : {}), notices };
 }

@@ -16,14 +16,27 @@ export class MergeError extends Error {
 }
 
 function resultKey(c: CellResult): string {
-  return cellKey({ dataset: c.dataset.id, setting: c.setting, labels: c.labels, algorithm: c.algorithm.name, tIndex: c.t_index, seed: c.seed });
+  return cellKey({
+    dataset: c.dataset.id,
+    setting: c.setting,
+    labels: c.labels,
+    algorithm: c.algorithm.name,
+    tIndex: c.t_index,
+    seed: c.seed,
+  });
 }
 
 /** JSON with sorted keys, so equal objects compare equal whatever their key order. */
 export function canonical(x: unknown): string {
-  return JSON.stringify(x, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v)) ?? 'undefined';
+  return (
+    JSON.stringify(x, (_k, v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(
+            Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+          )
+        : v,
+    ) ?? 'undefined'
+  );
 }
 
 /** The first key where two plain objects differ, as "key: a vs b". */
@@ -56,10 +69,15 @@ export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] =
   for (const [i, run] of runs.entries()) {
     for (const field of ['mode', 'quirks', 'options'] as const) {
       if (canonical(run.plan[field]) !== canonical(firstPlan[field])) {
-        throw new MergeError(`${name(i)} uses protocol ${field} ${canonical(run.plan[field])}, ${name(0)} uses ${canonical(firstPlan[field])}; results that differ in these must not be pooled.`);
+        throw new MergeError(
+          `${name(i)} uses protocol ${field} ${canonical(run.plan[field])}, ${name(0)} uses ${canonical(firstPlan[field])}; results that differ in these must not be pooled.`,
+        );
       }
     }
-    const mismatch = versionMismatch({ name: names[0] ?? '1', run: runs[0] }, { name: names[i] ?? String(i + 1), run });
+    const mismatch = versionMismatch(
+      { name: names[0] ?? '1', run: runs[0] },
+      { name: names[i] ?? String(i + 1), run },
+    );
     if (mismatch) throw new MergeError(mismatch);
     for (const c of run.cells) {
       const key = resultKey(c);
@@ -67,27 +85,37 @@ export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] =
       const version = c.protocol.version;
       if (!versions.first) versions.first = { value: version, where };
       else if (versions.first.value !== version) {
-        throw new MergeError(`${where} was made under protocol version ${version}, ${versions.first.where} under ${versions.first.value}; refusing to pool them.`);
+        throw new MergeError(
+          `${where} was made under protocol version ${version}, ${versions.first.where} under ${versions.first.value}; refusing to pool them.`,
+        );
       }
       const ov = canonical(c.protocol.overrides ?? {});
       if (!overrides.first) overrides.first = { value: ov, where };
       else if (overrides.first.value !== ov) {
-        throw new MergeError(`${where} has protocol overrides ${ov}, ${overrides.first.where} has ${overrides.first.value}; refusing to pool them.`);
+        throw new MergeError(
+          `${where} has protocol overrides ${ov}, ${overrides.first.where} has ${overrides.first.value}; refusing to pool them.`,
+        );
       }
       const hyper = c.algorithm.hyper as Record<string, unknown>;
       const prevHyper = hypers.get(c.algorithm.name);
       if (!prevHyper) hypers.set(c.algorithm.name, { value: hyper, where });
       else if (canonical(prevHyper.value) !== canonical(hyper)) {
-        throw new MergeError(`${where} ran ${c.algorithm.name} with other hyperparameters than ${prevHyper.where} (${firstDifference(prevHyper.value, hyper)}); refusing to pool them.`);
+        throw new MergeError(
+          `${where} ran ${c.algorithm.name} with other hyperparameters than ${prevHyper.where} (${firstDifference(prevHyper.value, hyper)}); refusing to pool them.`,
+        );
       }
       const prev = hashes.get(c.dataset.id);
       if (prev && prev.value !== c.dataset.sha256) {
-        throw new MergeError(`Dataset ${c.dataset.id} has two different contents: SHA-256 ${c.dataset.sha256} in ${where} and ${prev.value} in ${prev.where}; refusing to pool them.`);
+        throw new MergeError(
+          `Dataset ${c.dataset.id} has two different contents: SHA-256 ${c.dataset.sha256} in ${where} and ${prev.value} in ${prev.where}; refusing to pool them.`,
+        );
       }
       if (!prev) hashes.set(c.dataset.id, { value: c.dataset.sha256, where });
       const old = cells.get(key);
       if (old && (old.outcome.accuracy !== c.outcome.accuracy || old.outcome.status !== c.outcome.status)) {
-        throw new MergeError(`Cell ${key} appears twice with different results (${old.outcome.status} ${old.outcome.accuracy} vs ${c.outcome.status} ${c.outcome.accuracy}, the second in ${name(i)}).`);
+        throw new MergeError(
+          `Cell ${key} appears twice with different results (${old.outcome.status} ${old.outcome.accuracy} vs ${c.outcome.status} ${c.outcome.accuracy}, the second in ${name(i)}).`,
+        );
       }
       cells.set(key, c);
     }
@@ -97,7 +125,11 @@ export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] =
   const merged: RunRecord = {
     ...first,
     id: `merged-${first.id}`,
-    finished_at: runs.map((r) => r.finished_at ?? '').sort().at(-1) || null,
+    finished_at:
+      runs
+        .map((r) => r.finished_at ?? '')
+        .sort()
+        .at(-1) || null,
     plan: {
       ...first.plan,
       datasets: union(runs.map((r) => r.plan.datasets)),
@@ -120,7 +152,13 @@ export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] =
  */
 export function refusePlanHoles(run: RunRecord): void {
   const p = run.plan;
-  const expected = p.datasets.length * p.settings.length * p.labels.length * p.algorithms.length * p.seeds.length * p.tIndices.length;
+  const expected =
+    p.datasets.length *
+    p.settings.length *
+    p.labels.length *
+    p.algorithms.length *
+    p.seeds.length *
+    p.tIndices.length;
   const present = new Set(run.cells.map(resultKey));
   if (present.size >= expected) return;
   let first = '';
@@ -136,8 +174,10 @@ export function refusePlanHoles(run: RunRecord): void {
                 break search;
               }
             }
-  throw new Error(`The merged plan lists ${expected} cells but the files hold ${present.size}: ${expected - present.size} cells do not exist ` +
-    `(first: ${first}). Merge every shard of one plan (rac-bench run --shard i/n writes shard i), or run the missing cells.`);
+  throw new Error(
+    `The merged plan lists ${expected} cells but the files hold ${present.size}: ${expected - present.size} cells do not exist ` +
+      `(first: ${first}). Merge every shard of one plan (rac-bench run --shard i/n writes shard i), or run the missing cells.`,
+  );
 }
 
 /**
@@ -151,7 +191,8 @@ export function viewProblems(run: Pick<RunRecord, 'plan' | 'cells'>): string[] {
   for (const field of ['datasets', 'settings', 'labels', 'algorithms', 'seeds', 'tIndices'] as const) {
     const xs = run.plan[field] as unknown[];
     const dup = xs.find((x, i) => xs.indexOf(x) !== i);
-    if (dup !== undefined) problems.push(`The plan lists ${field === 'tIndices' ? 't' : field} "${String(dup)}" twice.`);
+    if (dup !== undefined)
+      problems.push(`The plan lists ${field === 'tIndices' ? 't' : field} "${String(dup)}" twice.`);
   }
   const hypers = new Map<string, string>();
   const versions = new Set<string>();
@@ -162,12 +203,17 @@ export function viewProblems(run: Pick<RunRecord, 'plan' | 'cells'>): string[] {
     const prev = hypers.get(c.algorithm.name);
     if (prev === undefined) hypers.set(c.algorithm.name, h);
     else if (prev !== h && !problems.some((p) => p.startsWith(`${c.algorithm.name} `))) {
-      problems.push(`${c.algorithm.name} appears with two sets of hyperparameters (${firstDifference(JSON.parse(prev), c.algorithm.hyper as Record<string, unknown>)}); a curve would average them.`);
+      problems.push(
+        `${c.algorithm.name} appears with two sets of hyperparameters (${firstDifference(JSON.parse(prev), c.algorithm.hyper as Record<string, unknown>)}); a curve would average them.`,
+      );
     }
     const key = resultKey(c);
     if (keys.has(key)) problems.push(`The cell ${key} appears twice.`);
     keys.add(key);
   }
-  if (versions.size > 1) problems.push(`The cells come from ${versions.size} protocol versions (${[...versions].join(', ')}); they must not be pooled.`);
+  if (versions.size > 1)
+    problems.push(
+      `The cells come from ${versions.size} protocol versions (${[...versions].join(', ')}); they must not be pooled.`,
+    );
   return problems.slice(0, 5);
 }

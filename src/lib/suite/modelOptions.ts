@@ -29,7 +29,9 @@ export function applyOptionAssignments(
   for (const text of assignments) {
     const { algorithm, option, value } = parseOptionAssignment(text);
     if (strict && !plan.algorithms.includes(algorithm)) {
-      throw new ParamError(`Model option "${text}": ${algorithm} is not among the plan's algorithms (${plan.algorithms.join(', ')}).`);
+      throw new ParamError(
+        `Model option "${text}": ${algorithm} is not among the plan's algorithms (${plan.algorithms.join(', ')}).`,
+      );
     }
     const spec = findAlgorithm(algorithm)!;
     const bound = spec.options[option].protocolOption;
@@ -49,7 +51,8 @@ export function applyOptionAssignments(
 export function formatModelOptions(modelOptions: RunPlanSpec['modelOptions']): string[] {
   const out: string[] = [];
   for (const [algorithm, opts] of Object.entries(modelOptions ?? {})) {
-    for (const [option, value] of Object.entries(opts)) out.push(formatOptionAssignment(algorithm, option, value));
+    for (const [option, value] of Object.entries(opts))
+      out.push(formatOptionAssignment(algorithm, option, value));
   }
   return out;
 }

@@ -59,11 +59,16 @@ export function defaultPlanOptions(mode: ProtocolMode): PlanOptions {
 }
 
 /** The t0 stream of one dataset's cells (a per-dataset entry wins over the plan-wide value). */
-export function t0StreamFor(options: Pick<PlanOptions, 't0Stream' | 't0StreamByDataset'>, dataset: string): PlanOptions['t0Stream'] {
+export function t0StreamFor(
+  options: Pick<PlanOptions, 't0Stream' | 't0StreamByDataset'>,
+  dataset: string,
+): PlanOptions['t0Stream'] {
   return options.t0StreamByDataset?.[dataset] ?? options.t0Stream;
 }
 
-export function cellKey(c: Pick<CellSpec, 'dataset' | 'setting' | 'labels' | 'algorithm' | 'tIndex' | 'seed'>): string {
+export function cellKey(
+  c: Pick<CellSpec, 'dataset' | 'setting' | 'labels' | 'algorithm' | 'tIndex' | 'seed'>,
+): string {
   return `${c.dataset}|${c.setting}|${c.labels}|${c.algorithm}|${c.tIndex}|${c.seed}`;
 }
 
@@ -73,7 +78,8 @@ export function cellKey(c: Pick<CellSpec, 'dataset' | 'setting' | 'labels' | 'al
  */
 export function expandPlan(plan: RunPlanSpec, isBaseline: (algorithm: string) => boolean): CellSpec[] {
   // Refused before a single cell is made: an over-long link or flag cannot exhaust memory.
-  if (planCellCount(plan) > MAX_PLAN_CELLS * 20) throw new PlanSizeError(planTooLargeMessage(planCellCount(plan)));
+  if (planCellCount(plan) > MAX_PLAN_CELLS * 20)
+    throw new PlanSizeError(planTooLargeMessage(planCellCount(plan)));
   const cells: CellSpec[] = [];
   for (const dataset of plan.datasets)
     for (const setting of plan.settings)
@@ -82,7 +88,8 @@ export function expandPlan(plan: RunPlanSpec, isBaseline: (algorithm: string) =>
           for (const seed of plan.seeds)
             for (const tIndex of plan.tIndices) {
               const coords = { dataset, setting, labels, algorithm, tIndex, seed };
-              const derivedFromKey = isBaseline(algorithm) && tIndex !== 0 ? cellKey({ ...coords, tIndex: 0 }) : null;
+              const derivedFromKey =
+                isBaseline(algorithm) && tIndex !== 0 ? cellKey({ ...coords, tIndex: 0 }) : null;
               cells.push({ key: cellKey(coords), ...coords, derivedFromKey });
             }
   return cells;
@@ -109,7 +116,8 @@ export function fitCells(cells: readonly CellSpec[]): CellSpec[] {
  * (a CI matrix, Slurm array jobs) can split a plan and `merge` joins the shards.
  */
 export function shardCells(cells: readonly CellSpec[], index: number, count: number): CellSpec[] {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`Shard count must be an integer >= 1; got ${count}.`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new RangeError(`Shard count must be an integer >= 1; got ${count}.`);
   if (!Number.isInteger(index) || index < 1 || index > count) {
     throw new RangeError(`Shard index must be an integer in [1, ${count}]; got ${index}.`);
   }
@@ -132,13 +140,21 @@ type PlanLists = Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorit
 
 /** Cells of a plan, by arithmetic (never expands the grid). */
 export function planCellCount(plan: PlanLists): number {
-  return plan.datasets.length * plan.settings.length * plan.labels.length * plan.algorithms.length * plan.seeds.length * plan.tIndices.length;
+  return (
+    plan.datasets.length *
+    plan.settings.length *
+    plan.labels.length *
+    plan.algorithms.length *
+    plan.seeds.length *
+    plan.tIndices.length
+  );
 }
 
 /** Fits of a plan, by arithmetic: a baseline fits once per (dataset, setting, labels, seed) whatever its t. */
 export function planFitCount(plan: PlanLists, isBaseline: (algorithm: string) => boolean): number {
   const baselines = plan.algorithms.filter(isBaseline).length;
-  const perSeed = (plan.algorithms.length - baselines) * plan.tIndices.length + (plan.tIndices.length ? baselines : 0);
+  const perSeed =
+    (plan.algorithms.length - baselines) * plan.tIndices.length + (plan.tIndices.length ? baselines : 0);
   return plan.datasets.length * plan.settings.length * plan.labels.length * plan.seeds.length * perSeed;
 }
 
@@ -151,9 +167,11 @@ export class PlanSizeError extends Error {
 
 /** Why a plan of `cells` cells is refused, and how to run it anyway (shards, merged). */
 export function planTooLargeMessage(cells: number, max = MAX_PLAN_CELLS): string {
-  return `This plan has ${cells.toLocaleString('en-US')} cells, more than the ${max.toLocaleString('en-US')} one run may hold. `
-    + 'Split it into smaller runs (fewer seeds or datasets each, e.g. seeds 0-49 then 50-99, or rac-bench run --shard i/n) '
-    + 'and join the result files with "rac-bench merge".';
+  return (
+    `This plan has ${cells.toLocaleString('en-US')} cells, more than the ${max.toLocaleString('en-US')} one run may hold. ` +
+    'Split it into smaller runs (fewer seeds or datasets each, e.g. seeds 0-49 then 50-99, or rac-bench run --shard i/n) ' +
+    'and join the result files with "rac-bench merge".'
+  );
 }
 
 /** Throws a PlanSizeError when the plan (or each of `shards` shards) is over the cap. */

@@ -10,13 +10,22 @@
 import { DATASET_IDS } from '../data/registry.ts';
 import { findAlgorithm, orderAlgorithms, presetAlgorithms } from '../models/catalogue.ts';
 import { SETTINGS, type ProtocolMode } from '../types.ts';
-import { defaultPlanOptions, MAX_PLAN_CELLS, planCellCount, planFitCount, planTooLargeMessage, type RunPlanSpec } from './plan.ts';
+import {
+  defaultPlanOptions,
+  MAX_PLAN_CELLS,
+  planCellCount,
+  planFitCount,
+  planTooLargeMessage,
+  type RunPlanSpec,
+} from './plan.ts';
 
 export const PRESET_IDS = ['classroom', 'tabular-statistical', 'custom'] as const;
 export type PresetId = (typeof PRESET_IDS)[number];
 
 /** Other names a preset answers to (the CLI's `--preset paper`). */
-export const PRESET_ALIASES: Readonly<Record<string, PresetId>> = Object.freeze({ paper: 'tabular-statistical' });
+export const PRESET_ALIASES: Readonly<Record<string, PresetId>> = Object.freeze({
+  paper: 'tabular-statistical',
+});
 
 /** A preset id or alias → the preset id; a clear message for anything else. */
 export function resolvePresetId(name: string): PresetId {
@@ -31,7 +40,9 @@ export function resolvePresetId(name: string): PresetId {
  * The published grid's per-dataset t0 stream (PROTOCOL.md §3.5): iris's distribution · t = 0
  * subsets came from one shared stream, every other dataset's from a fresh one per class.
  */
-export const PAPER_T0_STREAMS: Readonly<Record<string, 'per-class' | 'shared'>> = Object.freeze({ iris: 'shared' });
+export const PAPER_T0_STREAMS: Readonly<Record<string, 'per-class' | 'shared'>> = Object.freeze({
+  iris: 'shared',
+});
 
 export const PRESET_TITLES: Record<PresetId, string> = {
   classroom: 'Classroom (iris + wine, fast algorithms, 3 seeds)',
@@ -44,13 +55,26 @@ const ALL_T = [0, 1, 2, 3, 4, 5];
 export const CLASSROOM_ALGORITHMS = presetAlgorithms('classroom');
 export const STATISTICAL_ALGORITHMS = presetAlgorithms('tabular-statistical');
 
-function rsbPlan(preset: string, parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>): RunPlanSpec {
+function rsbPlan(
+  preset: string,
+  parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>,
+): RunPlanSpec {
   return modePlan(preset, parts, 'rsb');
 }
 
 /** A plan under a protocol mode with that mode's defaults: quirks `rsb` / `fixed`, its options (PROTOCOL.md §2). */
-function modePlan(preset: string, parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>, mode: ProtocolMode): RunPlanSpec {
-  return { preset, ...parts, mode, quirks: mode === 'rsb' ? 'rsb' : 'fixed', options: defaultPlanOptions(mode) };
+function modePlan(
+  preset: string,
+  parts: Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>,
+  mode: ProtocolMode,
+): RunPlanSpec {
+  return {
+    preset,
+    ...parts,
+    mode,
+    quirks: mode === 'rsb' ? 'rsb' : 'fixed',
+    options: defaultPlanOptions(mode),
+  };
 }
 
 export function classroomPlan(): RunPlanSpec {
@@ -74,28 +98,44 @@ export function tabularStatisticalPlan(): RunPlanSpec {
     seeds: [0, 1, 2, 3, 4],
     tIndices: [...ALL_T],
   });
-  return { ...plan, options: { ...plan.options, modelStreamOffset: 'paper', t0StreamByDataset: { ...PAPER_T0_STREAMS } } };
+  return {
+    ...plan,
+    options: { ...plan.options, modelStreamOffset: 'paper', t0StreamByDataset: { ...PAPER_T0_STREAMS } },
+  };
 }
 
 /** The planner's checkboxes. Empty lists are allowed here and rejected by `validatePlan`. */
-export type CustomSelection = Pick<RunPlanSpec, 'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'>;
+export type CustomSelection = Pick<
+  RunPlanSpec,
+  'datasets' | 'settings' | 'labels' | 'algorithms' | 'seeds' | 'tIndices'
+>;
 
 /**
  * A custom plan; the lists are put in canonical order so equal selections give equal plans.
  * Nothing is dropped: algorithms follow the catalogue, datasets the data registry, then user
  * datasets and unknown ids (validatePlan names the unknown ones).
  */
-export function customPlan(sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] }, mode: ProtocolMode = 'rsb'): RunPlanSpec {
+export function customPlan(
+  sel: Omit<CustomSelection, 'tIndices'> & { tIndices?: number[] },
+  mode: ProtocolMode = 'rsb',
+): RunPlanSpec {
   const order = <T>(xs: readonly T[], canon: readonly T[]) => canon.filter((x) => xs.includes(x));
-  return modePlan('custom', {
-    // Built-in datasets in canonical order, then the user's own (user:<slug>) by id.
-    datasets: [...order(sel.datasets, DATASET_IDS), ...[...new Set(sel.datasets)].filter((d) => !(DATASET_IDS as readonly string[]).includes(d)).sort()],
-    settings: order(sel.settings, SETTINGS),
-    labels: [...new Set(sel.labels)].sort((a, b) => a - b),
-    algorithms: orderAlgorithms(sel.algorithms),
-    seeds: [...new Set(sel.seeds)].sort((a, b) => a - b),
-    tIndices: [...new Set(sel.tIndices ?? ALL_T)].sort((a, b) => a - b),
-  }, mode);
+  return modePlan(
+    'custom',
+    {
+      // Built-in datasets in canonical order, then the user's own (user:<slug>) by id.
+      datasets: [
+        ...order(sel.datasets, DATASET_IDS),
+        ...[...new Set(sel.datasets)].filter((d) => !(DATASET_IDS as readonly string[]).includes(d)).sort(),
+      ],
+      settings: order(sel.settings, SETTINGS),
+      labels: [...new Set(sel.labels)].sort((a, b) => a - b),
+      algorithms: orderAlgorithms(sel.algorithms),
+      seeds: [...new Set(sel.seeds)].sort((a, b) => a - b),
+      tIndices: [...new Set(sel.tIndices ?? ALL_T)].sort((a, b) => a - b),
+    },
+    mode,
+  );
 }
 
 export function presetPlan(id: PresetId, custom?: CustomSelection): RunPlanSpec {
@@ -113,22 +153,34 @@ export function presetPlan(id: PresetId, custom?: CustomSelection): RunPlanSpec 
 /** The selection a preset stands for (to pre-fill the planner's checkboxes). */
 export function selectionOf(plan: RunPlanSpec): CustomSelection {
   const { datasets, settings, labels, algorithms, seeds, tIndices } = plan;
-  return { datasets: [...datasets], settings: [...settings], labels: [...labels], algorithms: [...algorithms], seeds: [...seeds], tIndices: [...tIndices] };
+  return {
+    datasets: [...datasets],
+    settings: [...settings],
+    labels: [...labels],
+    algorithms: [...algorithms],
+    seeds: [...seeds],
+    tIndices: [...tIndices],
+  };
 }
 
 /** Plain-language problems with a plan (empty lists); an empty array means it can run. */
 export function validatePlan(plan: RunPlanSpec): string[] {
   const problems: string[] = [];
   const lists: [keyof RunPlanSpec, string][] = [
-    ['datasets', 'dataset'], ['settings', 'setting'], ['labels', 'labels tag'],
-    ['algorithms', 'algorithm'], ['seeds', 'seed'], ['tIndices', 't value'],
+    ['datasets', 'dataset'],
+    ['settings', 'setting'],
+    ['labels', 'labels tag'],
+    ['algorithms', 'algorithm'],
+    ['seeds', 'seed'],
+    ['tIndices', 't value'],
   ];
   for (const [field, what] of lists) {
     if ((plan[field] as unknown[]).length === 0) problems.push(`Choose at least one ${what}.`);
   }
   for (const id of plan.algorithms) if (!findAlgorithm(id)) problems.push(`Unknown algorithm "${id}".`);
   for (const id of plan.datasets) {
-    if (!(DATASET_IDS as readonly string[]).includes(id) && !id.startsWith('user:')) problems.push(`Unknown dataset "${id}".`);
+    if (!(DATASET_IDS as readonly string[]).includes(id) && !id.startsWith('user:'))
+      problems.push(`Unknown dataset "${id}".`);
   }
   const cells = planCellCount(plan);
   if (cells > MAX_PLAN_CELLS) problems.push(planTooLargeMessage(cells));
@@ -136,6 +188,9 @@ export function validatePlan(plan: RunPlanSpec): string[] {
 }
 
 /** Cells (records the run writes) and fits (work the workers do), by arithmetic (no grid expansion). */
-export function planSize(plan: RunPlanSpec, isBaseline: (id: string) => boolean): { cells: number; fits: number } {
+export function planSize(
+  plan: RunPlanSpec,
+  isBaseline: (id: string) => boolean,
+): { cells: number; fits: number } {
   return { cells: planCellCount(plan), fits: planFitCount(plan, isBaseline) };
 }

@@ -15,7 +15,10 @@ export function runProtocolVersion(run: Pick<RunRecord, 'cells'>): string {
 }
 
 /** A one-sentence refusal when two runs differ in protocol version, else null. */
-export function versionMismatch(a: { name: string; run: Pick<RunRecord, 'cells'> }, b: { name: string; run: Pick<RunRecord, 'cells'> }): string | null {
+export function versionMismatch(
+  a: { name: string; run: Pick<RunRecord, 'cells'> },
+  b: { name: string; run: Pick<RunRecord, 'cells'> },
+): string | null {
   const va = runProtocolVersion(a.run);
   const vb = runProtocolVersion(b.run);
   if (va === '' || vb === '' || va === vb) return null;

@@ -4,7 +4,12 @@
  */
 import { buildCellData, indicesSha256, makeSplit } from '../protocol/index.ts';
 import { modelStream } from '../protocol/modelStream.ts';
-import { optionOverrides, resolveModelOptions, type AlgorithmSpec, type OptionValue } from '../models/catalogue.ts';
+import {
+  optionOverrides,
+  resolveModelOptions,
+  type AlgorithmSpec,
+  type OptionValue,
+} from '../models/catalogue.ts';
 import { argmaxRows, type Estimator, type Progress } from '../models/estimator.ts';
 import { createFitContext } from '../models/fitContext.ts';
 import type { Dataset, ProtocolMode } from '../types.ts';
@@ -90,8 +95,12 @@ export function planOverrides(
 ): Record<string, OptionValue> {
   const out: Record<string, OptionValue> = {};
   if (plan.quirks !== defaultQuirks(plan.mode)) out.quirks = plan.quirks;
-  const reference = cellOptions({ ...plan, options: referenceOptions(plan) }, dataset) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(cellOptions(plan, dataset))) if (reference[k] !== v) out[`options.${k}`] = v as OptionValue;
+  const reference = cellOptions({ ...plan, options: referenceOptions(plan) }, dataset) as Record<
+    string,
+    unknown
+  >;
+  for (const [k, v] of Object.entries(cellOptions(plan, dataset)))
+    if (reference[k] !== v) out[`options.${k}`] = v as OptionValue;
   return { ...out, ...optionOverrides(algorithm as AlgorithmSpec, plan.mode, resolved) };
 }
 
@@ -122,7 +131,12 @@ export async function runCell(
   ctx: RunCellContext,
 ): Promise<CellResult> {
   const t = tValue(cell.tIndex);
-  const options = resolveModelOptions(algorithm as AlgorithmSpec, plan.mode, plan.modelOptions?.[algorithm.id], plan.options);
+  const options = resolveModelOptions(
+    algorithm as AlgorithmSpec,
+    plan.mode,
+    plan.modelOptions?.[algorithm.id],
+    plan.options,
+  );
   const initSeed = initSeedOf(algorithm, plan, cell.seed);
   const base = {
     schema: CELL_SCHEMA,
@@ -165,14 +179,24 @@ export async function runCell(
     ...(split.maskedColumns ? { masked_columns: split.maskedColumns } : {}),
     indices_sha256: await indicesSha256(split),
   };
-  const emptyOutcome = { accuracy: null, n_correct: 0, n_test: split.test.length, n_nan_rows: 0, flattened_from_t0: false };
+  const emptyOutcome = {
+    accuracy: null,
+    n_correct: 0,
+    n_test: split.test.length,
+    n_nan_rows: 0,
+    flattened_from_t0: false,
+  };
 
   if (split.unlabeled.length === 0 && algorithm.family !== 'baseline') {
     return {
       ...base,
       algorithm: algoRecord(null),
       split: splitRecord,
-      outcome: { status: 'skipped', reason: 'The unlabeled pool is empty for this cell (PROTOCOL.md §5.5).', ...emptyOutcome },
+      outcome: {
+        status: 'skipped',
+        reason: 'The unlabeled pool is empty for this cell (PROTOCOL.md §5.5).',
+        ...emptyOutcome,
+      },
       timing: { fit_ms: 0, predict_ms: 0, steps: 0 },
       created_at: ctx.isoTime(),
     } as CellResult;
@@ -183,7 +207,11 @@ export async function runCell(
       ...base,
       algorithm: algoRecord(null),
       split: splitRecord,
-      outcome: { status: 'degenerate', reason: noTestReason(cell.labels, splitRecord.n_labeled, splitRecord.n_unlabeled), ...emptyOutcome },
+      outcome: {
+        status: 'degenerate',
+        reason: noTestReason(cell.labels, splitRecord.n_labeled, splitRecord.n_unlabeled),
+        ...emptyOutcome,
+      },
       timing: { fit_ms: 0, predict_ms: 0, steps: 0 },
       created_at: ctx.isoTime(),
     } as CellResult;
@@ -220,7 +248,10 @@ export async function runCell(
       data.numClasses,
       createFitContext({
         seed: cell.seed,
-        rng: modelStream(ds, cell, { modelStreamOffset: plan.options.modelStreamOffset ?? 'none', t0Stream: t0StreamFor(plan.options, cell.dataset) }),
+        rng: modelStream(ds, cell, {
+          modelStreamOffset: plan.options.modelStreamOffset ?? 'none',
+          t0Stream: t0StreamFor(plan.options, cell.dataset),
+        }),
         initSeed,
         signal: ctx.signal,
         quirks: plan.quirks,
@@ -276,8 +307,10 @@ export async function runCell(
 
 /** Why a cell without test rows has no score (issue 12, row 10: never "ok" with no accuracy). */
 export function noTestReason(labels: number, nLabeled: number, nUnlabeled: number): string {
-  return `No test rows: labels = ${labels} takes every row of the source side as labeled (${nLabeled} rows; ${nUnlabeled} unlabeled), ` +
-    'so nothing is left to score. Choose a smaller labels value.';
+  return (
+    `No test rows: labels = ${labels} takes every row of the source side as labeled (${nLabeled} rows; ${nUnlabeled} unlabeled), ` +
+    'so nothing is left to score. Choose a smaller labels value.'
+  );
 }
 
 /** A baseline's t > 0 cell: the t = 0 result reported at another t (PROTOCOL.md §7.1, §8.2). */

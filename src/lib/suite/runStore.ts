@@ -16,7 +16,6 @@ export const CELLS_STORE = 'cells';
 
 export type RunStatus = 'running' | 'paused' | 'done' | 'cancelled';
 
-
 export interface StoredRun {
   id: string;
   plan: RunPlanSpec;
@@ -126,7 +125,10 @@ export class RunStore {
   }
 
   async finishedKeys(runId: string): Promise<Set<string>> {
-    const keys = (await this.#db.getAllKeysFromIndex(CELLS_STORE, 'runId', runId)) as unknown as [string, string][];
+    const keys = (await this.#db.getAllKeysFromIndex(CELLS_STORE, 'runId', runId)) as unknown as [
+      string,
+      string,
+    ][];
     return new Set(keys.map((k) => k[1]));
   }
 
@@ -172,6 +174,8 @@ export function toRunRecord(run: StoredRun, cells: readonly StoredCell[]): RunRe
     env: run.env,
     cells: results.map((c) => c.result!),
     // Cells without a record (a dataset that could not load, two crashes) travel with their reason.
-    ...(missing.length ? { failures: missing.map((c) => ({ key: c.key, reason: (c.error ?? 'failed').slice(0, 2000) })) } : {}),
+    ...(missing.length
+      ? { failures: missing.map((c) => ({ key: c.key, reason: (c.error ?? 'failed').slice(0, 2000) })) }
+      : {}),
   } as RunRecord;
 }

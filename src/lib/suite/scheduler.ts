@@ -120,7 +120,9 @@ export class Scheduler {
     for (const f of fits) {
       const derived = this.#derived.get(f.key) ?? [];
       // A plan without t = 0 has no record of the fit itself: it counts as done once all its cells are.
-      const fitStored = this.#allKeys.has(f.key) ? finishedSet.has(f.key) : derived.every((c) => finishedSet.has(c.key));
+      const fitStored = this.#allKeys.has(f.key)
+        ? finishedSet.has(f.key)
+        : derived.every((c) => finishedSet.has(c.key));
       if (!fitStored) {
         this.#queue.push(f);
         continue;
@@ -294,7 +296,11 @@ export function throughputPerMinute(items: number, elapsedMs: number): number | 
  * Seconds left at the session's mean rate: remaining fits × elapsed / fits done. The rate already
  * includes the pool's parallelism, so no division by the worker count.
  */
-export function etaSeconds(fitsDoneThisSession: number, fitsRemaining: number, elapsedMs: number): number | null {
+export function etaSeconds(
+  fitsDoneThisSession: number,
+  fitsRemaining: number,
+  elapsedMs: number,
+): number | null {
   if (fitsRemaining <= 0) return 0;
   if (fitsDoneThisSession <= 0 || elapsedMs <= 0) return null;
   return (fitsRemaining * elapsedMs) / fitsDoneThisSession / 1000;

@@ -75,7 +75,11 @@ function isoTime() {
   return v.pipe(v.string(m), v.maxLength(64, m), v.isoTimestamp(m));
 }
 
-const sha256Hex = () => v.pipe(v.string('expected a SHA-256 as 64 lower-case hex digits'), v.regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 as 64 lower-case hex digits'));
+const sha256Hex = () =>
+  v.pipe(
+    v.string('expected a SHA-256 as 64 lower-case hex digits'),
+    v.regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 as 64 lower-case hex digits'),
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Free-form JSON (hyperparameters, overrides): plain values, small and shallow.
@@ -88,9 +92,12 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 function jsonProblem(x: unknown, where: string, depth: number, budget: { nodes: number }): string | null {
   if (--budget.nodes < 0) return `${where}: too many values (over ${JSON_LIMITS.nodes})`;
   if (x === null || typeof x === 'boolean') return null;
-  if (typeof x === 'number') return Number.isFinite(x) ? null : `${where}: expected a finite number, got ${describeValue(x)}`;
+  if (typeof x === 'number')
+    return Number.isFinite(x) ? null : `${where}: expected a finite number, got ${describeValue(x)}`;
   if (typeof x === 'string') {
-    return x.length <= JSON_LIMITS.stringLength ? null : `${where}: expected a string of at most ${JSON_LIMITS.stringLength} characters, got ${describeValue(x)}`;
+    return x.length <= JSON_LIMITS.stringLength
+      ? null
+      : `${where}: expected a string of at most ${JSON_LIMITS.stringLength} characters, got ${describeValue(x)}`;
   }
   if (depth >= JSON_LIMITS.depth) return `${where}: nested deeper than ${JSON_LIMITS.depth} levels`;
   if (Array.isArray(x)) {
@@ -114,7 +121,12 @@ function jsonProblem(x: unknown, where: string, depth: number, budget: { nodes: 
 }
 
 function isPlainObject(x: unknown): x is Record<string, unknown> {
-  return x !== null && typeof x === 'object' && !Array.isArray(x) && [Object.prototype, null].includes(Object.getPrototypeOf(x));
+  return (
+    x !== null &&
+    typeof x === 'object' &&
+    !Array.isArray(x) &&
+    [Object.prototype, null].includes(Object.getPrototypeOf(x))
+  );
 }
 
 /** A plain JSON object of bounded size (hyperparameters, overrides). */
@@ -208,12 +220,23 @@ const SplitRecordSchema = v.pipe(
     ['labeled_per_class'],
   ),
   v.forward(
-    v.check((s) => s.n_unlabeled_ood <= s.n_unlabeled, (i) => `n_unlabeled_ood (${(i.input as { n_unlabeled_ood: number }).n_unlabeled_ood}) exceeds n_unlabeled (${(i.input as { n_unlabeled: number }).n_unlabeled})`),
+    v.check(
+      (s) => s.n_unlabeled_ood <= s.n_unlabeled,
+      (i) =>
+        `n_unlabeled_ood (${(i.input as { n_unlabeled_ood: number }).n_unlabeled_ood}) exceeds n_unlabeled (${(i.input as { n_unlabeled: number }).n_unlabeled})`,
+    ),
     ['n_unlabeled_ood'],
   ),
 );
 
-type OutcomeShape = { status: string; reason?: string; accuracy: number | null; n_correct: number; n_test: number; n_nan_rows: number };
+type OutcomeShape = {
+  status: string;
+  reason?: string;
+  accuracy: number | null;
+  n_correct: number;
+  n_test: number;
+  n_nan_rows: number;
+};
 
 const OutcomeSchema = v.pipe(
   v.strictObject({
@@ -231,11 +254,19 @@ const OutcomeSchema = v.pipe(
     flattened_from_t0: v.boolean('expected true or false'),
   }),
   v.forward(
-    v.check((o) => o.n_correct <= o.n_test, (i) => `n_correct (${(i.input as OutcomeShape).n_correct}) exceeds n_test (${(i.input as OutcomeShape).n_test})`),
+    v.check(
+      (o) => o.n_correct <= o.n_test,
+      (i) =>
+        `n_correct (${(i.input as OutcomeShape).n_correct}) exceeds n_test (${(i.input as OutcomeShape).n_test})`,
+    ),
     ['n_correct'],
   ),
   v.forward(
-    v.check((o) => o.n_nan_rows <= o.n_test, (i) => `n_nan_rows (${(i.input as OutcomeShape).n_nan_rows}) exceeds n_test (${(i.input as OutcomeShape).n_test})`),
+    v.check(
+      (o) => o.n_nan_rows <= o.n_test,
+      (i) =>
+        `n_nan_rows (${(i.input as OutcomeShape).n_nan_rows}) exceeds n_test (${(i.input as OutcomeShape).n_test})`,
+    ),
     ['n_nan_rows'],
   ),
   v.forward(
@@ -293,7 +324,11 @@ const SubsampleRecordSchema = v.pipe(
     seed: int(0, MAX_SEED),
   }),
   v.forward(
-    v.check((s) => s.n_after <= s.n_before, (i) => `n_after (${(i.input as { n_after: number }).n_after}) exceeds n_before (${(i.input as { n_before: number }).n_before})`),
+    v.check(
+      (s) => s.n_after <= s.n_before,
+      (i) =>
+        `n_after (${(i.input as { n_after: number }).n_after}) exceeds n_before (${(i.input as { n_before: number }).n_before})`,
+    ),
     ['n_after'],
   ),
 );
@@ -301,7 +336,10 @@ const SubsampleRecordSchema = v.pipe(
 export const CellResultSchema = v.pipe(
   v.strictObject(
     {
-      schema: v.literal(CELL_SCHEMA, `expected the schema version "${CELL_SCHEMA}" (other versions are not supported)`),
+      schema: v.literal(
+        CELL_SCHEMA,
+        `expected the schema version "${CELL_SCHEMA}" (other versions are not supported)`,
+      ),
       protocol: ProtocolSchema,
       dataset: DatasetRecordSchema,
       setting: SettingSchema,
@@ -330,7 +368,10 @@ export const CellResultSchema = v.pipe(
     ['t'],
   ),
   v.forward(
-    v.check((c) => c.split !== null || c.outcome.status !== 'ok', 'expected the split record of a cell with status "ok", got null'),
+    v.check(
+      (c) => c.split !== null || c.outcome.status !== 'ok',
+      'expected the split record of a cell with status "ok", got null',
+    ),
     ['split'],
   ),
 );
@@ -360,7 +401,13 @@ export const RunPlanSchema = v.strictObject({
   /** rsb-run/2: algorithm id → model options that differ from the catalogue's defaults. */
   modelOptions: v.optional(
     v.pipe(
-      v.record(id(), v.pipe(v.record(id(), OptionValueSchema, 'expected an object of option values'), v.check((o) => Object.keys(o).length <= 64, 'expected at most 64 options'))),
+      v.record(
+        id(),
+        v.pipe(
+          v.record(id(), OptionValueSchema, 'expected an object of option values'),
+          v.check((o) => Object.keys(o).length <= 64, 'expected at most 64 options'),
+        ),
+      ),
       v.check((o) => Object.keys(o).length <= 256, 'expected options of at most 256 algorithms'),
     ),
   ),
@@ -391,16 +438,24 @@ function cellKeyOf(c: CellResult): string {
 export const RunRecordSchema = v.pipe(
   v.strictObject(
     {
-      schema: v.literal(RUN_SCHEMA, `expected the schema version "${RUN_SCHEMA}" (other versions are not supported)`),
-      // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-      id: v.pipe(text(MAX_NAME, 1), v.regex(/^[^\u0000-\u001f\u007f]*$/, 'expected an id without control characters')),
+      schema: v.literal(
+        RUN_SCHEMA,
+        `expected the schema version "${RUN_SCHEMA}" (other versions are not supported)`,
+      ),
+      id: v.pipe(
+        text(MAX_NAME, 1),
+        // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+        v.regex(/^[^\u0000-\u001f\u007f]*$/, 'expected an id without control characters'),
+      ),
       created_at: isoTime(),
       finished_at: v.nullable(isoTime()),
       plan: RunPlanSchema,
       env: RunEnvSchema,
       cells: list(CellResultSchema, MAX_RUN_CELLS, 'cells'),
       /** Plan cells that have no record, with the reason (e.g. "not run: letter unavailable (…)"). */
-      failures: v.optional(list(v.strictObject({ key: text(400, 1), reason: text() }), MAX_RUN_CELLS, 'failures')),
+      failures: v.optional(
+        list(v.strictObject({ key: text(400, 1), reason: text() }), MAX_RUN_CELLS, 'failures'),
+      ),
     },
     'expected a run record object',
   ),
@@ -414,13 +469,19 @@ export const RunRecordSchema = v.pipe(
       const c = run.cells[i];
       for (const key of ['mode', 'quirks'] as const) {
         if (c.protocol[key] !== run.plan[key]) {
-          throw new SchemaError(`cells[${i}].protocol.${key}`, `is "${c.protocol[key]}" but the run's plan says "${run.plan[key]}"; results that differ in ${key} must not be pooled`);
+          throw new SchemaError(
+            `cells[${i}].protocol.${key}`,
+            `is "${c.protocol[key]}" but the run's plan says "${run.plan[key]}"; results that differ in ${key} must not be pooled`,
+          );
         }
       }
       const k = cellKeyOf(c);
       const j = seen.get(k);
       if (j !== undefined) {
-        throw new SchemaError(`cells[${i}]`, `repeats the cell of cells[${j}] (${c.dataset.id}, ${c.setting}, labels ${c.labels}, ${c.algorithm.name}, t=${c.t}, seed ${c.seed})`);
+        throw new SchemaError(
+          `cells[${i}]`,
+          `repeats the cell of cells[${j}] (${c.dataset.id}, ${c.setting}, labels ${c.labels}, ${c.algorithm.name}, t=${c.t}, seed ${c.seed})`,
+        );
       }
       seen.set(k, i);
     }
@@ -459,12 +520,17 @@ function formatPath(path: readonly { key: unknown }[] | undefined): string {
 function toSchemaError(issue: v.BaseIssue<unknown>): SchemaError {
   const path = formatPath(issue.path as { key: unknown }[] | undefined);
   const isObjectIssue = issue.type === 'strict_object' || issue.type === 'object';
-  if (isObjectIssue && issue.expected === 'never') return new SchemaError(path, 'unknown field (not part of the schema)');
+  if (isObjectIssue && issue.expected === 'never')
+    return new SchemaError(path, 'unknown field (not part of the schema)');
   if (isObjectIssue && path && issue.input === undefined) {
     // valibot lets a list through as an object; name the list, not its first "missing" key.
     const items = (issue.path ?? []) as { key: unknown; input: unknown }[];
     const parent = items[items.length - 1]?.input;
-    if (Array.isArray(parent)) return new SchemaError(formatPath(items.slice(0, -1)), `expected an object, got ${describeValue(parent)}`);
+    if (Array.isArray(parent))
+      return new SchemaError(
+        formatPath(items.slice(0, -1)),
+        `expected an object, got ${describeValue(parent)}`,
+      );
     return new SchemaError(path, 'required field is missing');
   }
   if (issue.type === 'check' || issue.type === 'raw_check') return new SchemaError(path, issue.message);
@@ -479,7 +545,9 @@ function parseWith<T extends v.GenericSchema>(schema: T, x: unknown): v.InferOut
 
 function versionOf(x: unknown, what: string): unknown {
   if (Array.isArray(x)) throw new SchemaError('', `expected ${what} object, got ${describeValue(x)}`);
-  return x !== null && typeof x === 'object' && !Array.isArray(x) ? (x as { schema?: unknown }).schema : undefined;
+  return x !== null && typeof x === 'object' && !Array.isArray(x)
+    ? (x as { schema?: unknown }).schema
+    : undefined;
 }
 
 /**
@@ -489,7 +557,9 @@ function versionOf(x: unknown, what: string): unknown {
  */
 export function upgradeCell(x: unknown): unknown {
   if (!isPlainObject(x) || x.schema !== 'rsb-cell/1') return x;
-  const algorithm = isPlainObject(x.algorithm) ? { ...x.algorithm, options: x.algorithm.options ?? {} } : x.algorithm;
+  const algorithm = isPlainObject(x.algorithm)
+    ? { ...x.algorithm, options: x.algorithm.options ?? {} }
+    : x.algorithm;
   return { ...x, schema: CELL_SCHEMA, algorithm };
 }
 
@@ -505,8 +575,15 @@ export function upgradeRun(x: unknown): unknown {
 /** Validates one cell result (e.g. from IndexedDB or an import); reads /1 and /2. Throws a SchemaError. */
 export function parseCellResult(x: unknown): CellResult {
   const version = versionOf(x, 'a cell result');
-  if (typeof version === 'string' && version !== CELL_SCHEMA && !(LEGACY_CELL_SCHEMAS as readonly string[]).includes(version)) {
-    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${CELL_SCHEMA}" (and upgrades ${LEGACY_CELL_SCHEMAS.map((s) => `"${s}"`).join(', ')})`);
+  if (
+    typeof version === 'string' &&
+    version !== CELL_SCHEMA &&
+    !(LEGACY_CELL_SCHEMAS as readonly string[]).includes(version)
+  ) {
+    throw new SchemaError(
+      'schema',
+      `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${CELL_SCHEMA}" (and upgrades ${LEGACY_CELL_SCHEMAS.map((s) => `"${s}"`).join(', ')})`,
+    );
   }
   return parseWith(CellResultSchema, upgradeCell(x));
 }
@@ -517,10 +594,20 @@ export function parseRun(x: unknown): RunRecord {
   // Refuse oversized runs before upgrading (and validating) 100 000+ cells one by one.
   const rawCells = x !== null && typeof x === 'object' ? (x as { cells?: unknown }).cells : undefined;
   if (Array.isArray(rawCells) && rawCells.length > MAX_RUN_CELLS) {
-    throw new SchemaError('cells', `expected a list of at most ${MAX_RUN_CELLS} cells, got ${describeValue(rawCells)}`);
+    throw new SchemaError(
+      'cells',
+      `expected a list of at most ${MAX_RUN_CELLS} cells, got ${describeValue(rawCells)}`,
+    );
   }
-  if (typeof version === 'string' && version !== RUN_SCHEMA && !(LEGACY_RUN_SCHEMAS as readonly string[]).includes(version)) {
-    throw new SchemaError('schema', `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${RUN_SCHEMA}" (and upgrades ${LEGACY_RUN_SCHEMAS.map((s) => `"${s}"`).join(', ')})`);
+  if (
+    typeof version === 'string' &&
+    version !== RUN_SCHEMA &&
+    !(LEGACY_RUN_SCHEMAS as readonly string[]).includes(version)
+  ) {
+    throw new SchemaError(
+      'schema',
+      `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${RUN_SCHEMA}" (and upgrades ${LEGACY_RUN_SCHEMAS.map((s) => `"${s}"`).join(', ')})`,
+    );
   }
   return parseWith(RunRecordSchema, upgradeRun(x));
 }

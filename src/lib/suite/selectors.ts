@@ -31,7 +31,12 @@ function unique<T>(xs: T[]): T[] {
 }
 
 /** A list of names from `known`, or "all". Order follows `known` for "all", the input otherwise. */
-export function parseNames<T extends string>(name: string, text: string, known: readonly T[], groups: Record<string, readonly T[]> = {}): T[] {
+export function parseNames<T extends string>(
+  name: string,
+  text: string,
+  known: readonly T[],
+  groups: Record<string, readonly T[]> = {},
+): T[] {
   const out: T[] = [];
   for (const p of items(name, text)) {
     const key = p.toLowerCase();
@@ -59,7 +64,11 @@ export const MAX_LIST_VALUES = 10_000;
  * Non-negative integers with ranges: "0-4", "0,2,4", "0-2,7". The values are counted before any
  * range is expanded, so "0-99999" or forty long ranges answer at once with the limit.
  */
-export function parseIntegerList(name: string, text: string, { min = 0, max = 0xffffffff, maxCount = MAX_LIST_VALUES } = {}): number[] {
+export function parseIntegerList(
+  name: string,
+  text: string,
+  { min = 0, max = 0xffffffff, maxCount = MAX_LIST_VALUES } = {},
+): number[] {
   const ranges: [number, number][] = [];
   let count = 0;
   for (const p of items(name, text)) {
@@ -72,8 +81,8 @@ export function parseIntegerList(name: string, text: string, { min = 0, max = 0x
     count += b - a + 1;
     if (count > maxCount) {
       throw new SelectorError(
-        `--${name}: "${text.length > 60 ? `${text.slice(0, 57)}...` : text}" lists more than ${maxCount.toLocaleString('en-US')} values, `
-        + 'more than one run can hold. Split the study into runs (e.g. seeds 0-49, then 50-99) and join the files with "rac-bench merge".',
+        `--${name}: "${text.length > 60 ? `${text.slice(0, 57)}...` : text}" lists more than ${maxCount.toLocaleString('en-US')} values, ` +
+          'more than one run can hold. Split the study into runs (e.g. seeds 0-49, then 50-99) and join the files with "rac-bench merge".',
       );
     }
     ranges.push([a, b]);
@@ -103,7 +112,9 @@ export function parseTIndices(text: string): number[] {
     const v = /^[0-9]*\.?[0-9]+$/.test(p) ? Number(p) : NaN;
     const i = T_GRID.findIndex((g) => g === v);
     if (i < 0) {
-      throw new SelectorError(`--t: "${p}" is not on the grid. Expected "all" or values among ${T_GRID.join(', ')}.`);
+      throw new SelectorError(
+        `--t: "${p}" is not on the grid. Expected "all" or values among ${T_GRID.join(', ')}.`,
+      );
     }
     out.push(i);
   }
@@ -114,7 +125,7 @@ export function parseTIndices(text: string): number[] {
 export function formatIntegerList(xs: readonly number[]): string {
   const s = [...new Set(xs)].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     let j = i;
     while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
     parts.push(j > i ? `${s[i]}-${s[j]}` : `${s[i]}`);

@@ -44,7 +44,10 @@ const MAX_SEED = 0xffffffff;
 function splitHash(hash: string): { path: string; params: URLSearchParams } {
   const body = hash.replace(/^#/, '');
   const q = body.indexOf('?');
-  return { path: q < 0 ? body : body.slice(0, q), params: new URLSearchParams(q < 0 ? '' : body.slice(q + 1)) };
+  return {
+    path: q < 0 ? body : body.slice(0, q),
+    params: new URLSearchParams(q < 0 ? '' : body.slice(q + 1)),
+  };
 }
 
 const isOn = (raw: string | null): boolean => raw === '1' || raw === 'true';
@@ -67,7 +70,10 @@ function oneOf<T extends string>(raw: string | null, options: readonly T[], fall
 
 export function parseClassroomHash(hash: string): ClassroomUrl {
   const { path, params } = splitHash(hash);
-  const hide = Object.fromEntries(HIDE_KEYS.map((k) => [k, isOn(params.get(`${k}_hide`))])) as Record<HideKey, boolean>;
+  const hide = Object.fromEntries(HIDE_KEYS.map((k) => [k, isOn(params.get(`${k}_hide`))])) as Record<
+    HideKey,
+    boolean
+  >;
   return {
     classroom: path.replace(/^\/+|\/+$/g, '').toLowerCase() === 'classroom' || isOn(params.get('classroom')),
     toySeed: parseSeed(params.get('toy_seed')),
@@ -87,9 +93,13 @@ export function formatT(t: number): string {
  * The same hash with the toy keys set (a default value removes its key); the path, the app's keys,
  * `classroom` and the `*_hide` keys are kept as they are.
  */
-export function withToyKeys(hash: string, toy: Pick<ClassroomUrl, 'toySeed' | 'toyShape' | 'toySetting' | 'toyT'>): string {
+export function withToyKeys(
+  hash: string,
+  toy: Pick<ClassroomUrl, 'toySeed' | 'toyShape' | 'toySetting' | 'toyT'>,
+): string {
   const { path, params } = splitHash(hash);
-  const set = (key: string, value: string, fallback: string) => (value === fallback ? params.delete(key) : params.set(key, value));
+  const set = (key: string, value: string, fallback: string) =>
+    value === fallback ? params.delete(key) : params.set(key, value);
   set('toy_seed', String(toy.toySeed), String(CLASSROOM_DEFAULTS.toySeed));
   set('toy_shape', toy.toyShape, CLASSROOM_DEFAULTS.toyShape);
   set('toy_setting', toy.toySetting, CLASSROOM_DEFAULTS.toySetting);

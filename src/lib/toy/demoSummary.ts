@@ -23,13 +23,25 @@ export interface SummaryRow {
   nEnd: number;
 }
 
-export function demoSummary(cells: readonly SummaryCell[], algorithm: string, datasets: readonly string[]): SummaryRow[] {
+export function demoSummary(
+  cells: readonly SummaryCell[],
+  algorithm: string,
+  datasets: readonly string[],
+): SummaryRow[] {
   const rows: SummaryRow[] = [];
   for (const dataset of datasets) {
     for (const setting of SETTINGS) {
-      const acc = (ti: number) => cells
-        .filter((c) => c.algorithm.name === algorithm && c.dataset.id === dataset && c.setting === setting && c.t_index === ti && c.outcome.accuracy !== null)
-        .map((c) => c.outcome.accuracy as number);
+      const acc = (ti: number) =>
+        cells
+          .filter(
+            (c) =>
+              c.algorithm.name === algorithm &&
+              c.dataset.id === dataset &&
+              c.setting === setting &&
+              c.t_index === ti &&
+              c.outcome.accuracy !== null,
+          )
+          .map((c) => c.outcome.accuracy as number);
       const a0 = acc(0);
       const a5 = acc(5);
       const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);

@@ -73,7 +73,11 @@ interface ShapeSpec {
   shift: readonly [number, number];
 }
 
-const BLOB_CENTRES: readonly (readonly [number, number])[] = [[-0.8, -0.5], [0.8, -0.5], [0, 0.85]];
+const BLOB_CENTRES: readonly (readonly [number, number])[] = [
+  [-0.8, -0.5],
+  [0.8, -0.5],
+  [0, 0.85],
+];
 
 const SHAPES: Record<ToyShape, ShapeSpec> = {
   // scikit-learn's make_moons: upper arc of class 0, lower arc of class 1, with a random angle.
@@ -102,14 +106,17 @@ const SHAPES: Record<ToyShape, ShapeSpec> = {
 
 function checkOptions(o: ToyOptions): void {
   if (!(TOY_SHAPES as readonly string[]).includes(o.shape)) {
-    throw new RangeError(`makeToy: 'shape' must be one of ${TOY_SHAPES.join(', ')}; got ${JSON.stringify(o.shape)}.`);
+    throw new RangeError(
+      `makeToy: 'shape' must be one of ${TOY_SHAPES.join(', ')}; got ${JSON.stringify(o.shape)}.`,
+    );
   }
   for (const key of ['labeledPerClass', 'unlabeled'] as const) {
     if (!Number.isInteger(o[key]) || o[key] < 1) {
       throw new RangeError(`makeToy: '${key}' must be an integer >= 1; got ${o[key]}.`);
     }
   }
-  if (o.noise !== undefined && !(o.noise >= 0)) throw new RangeError(`makeToy: 'noise' must be >= 0; got ${o.noise}.`);
+  if (o.noise !== undefined && !(o.noise >= 0))
+    throw new RangeError(`makeToy: 'noise' must be >= 0; got ${o.noise}.`);
 }
 
 export function makeToy(options: Partial<ToyOptions> = {}): Toy {
@@ -158,7 +165,21 @@ export function makeToy(options: Partial<ToyOptions> = {}): Toy {
   const labeledMean = [mx / nl, my / nl] as const;
   const shift = spec.shift;
   const bounds = boundsOf([labeledXY, baseXY, shifted(baseXY, shift[0], shift[1]), unseenXY], 0.12);
-  return { shape: o.shape, seed: o.seed, k, labeledXY, labeledY, baseXY, baseY, unseenXY, maskCol, order, shift, labeledMean, bounds };
+  return {
+    shape: o.shape,
+    seed: o.seed,
+    k,
+    labeledXY,
+    labeledY,
+    baseXY,
+    baseY,
+    unseenXY,
+    maskCol,
+    order,
+    shift,
+    labeledMean,
+    bounds,
+  };
 }
 
 function shifted(xy: Float64Array, dx: number, dy: number): Float64Array {
@@ -172,7 +193,10 @@ function shifted(xy: Float64Array, dx: number, dy: number): Float64Array {
 
 /** The box around all points, padded by `pad` of its larger side and made square (one scale for x and y). */
 export function boundsOf(sets: readonly Float64Array[], pad: number): Bounds {
-  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  let x0 = Infinity,
+    x1 = -Infinity,
+    y0 = Infinity,
+    y1 = -Infinity;
   for (const xy of sets) {
     for (let i = 0; i < xy.length; i += 2) {
       x0 = Math.min(x0, xy[i]);

@@ -20,7 +20,12 @@ export interface ToyLpOptions {
   res: number;
 }
 
-export const TOY_LP_DEFAULTS: Readonly<ToyLpOptions> = Object.freeze({ gamma: 12, maxIter: 1000, tol: 1e-2, res: 64 });
+export const TOY_LP_DEFAULTS: Readonly<ToyLpOptions> = Object.freeze({
+  gamma: 12,
+  maxIter: 1000,
+  tol: 1e-2,
+  res: 64,
+});
 
 /** Row r of the grid is the top row (largest y), so the array paints straight into an ImageData. */
 export interface RegionGrid {
@@ -56,17 +61,29 @@ function toMatrix(xy: Float64Array): Matrix {
 
 /** Fit LP on (labeled, any points) and return its regions on the grid. */
 export async function lpRegions(
-  labeledXY: Float64Array, labeledY: Int32Array, unlabeledXY: Float64Array, k: number, bounds: Bounds,
-  options: Partial<ToyLpOptions> = {}, signal?: AbortSignal,
+  labeledXY: Float64Array,
+  labeledY: Int32Array,
+  unlabeledXY: Float64Array,
+  k: number,
+  bounds: Bounds,
+  options: Partial<ToyLpOptions> = {},
+  signal?: AbortSignal,
 ): Promise<RegionGrid> {
   const o = { ...TOY_LP_DEFAULTS, ...options };
   if (!Number.isInteger(o.res) || o.res < 2 || o.res > 256) {
     throw new RangeError(`lpRegions: 'res' must be an integer in [2, 256]; got ${o.res}.`);
   }
-  const lp = new LabelPropagation({ gamma: o.gamma, maxIter: o.maxIter, tol: o.tol }, { precision: 'float64' });
+  const lp = new LabelPropagation(
+    { gamma: o.gamma, maxIter: o.maxIter, tol: o.tol },
+    { precision: 'float64' },
+  );
   try {
     // 'fixed' quirks: a grid cell far from every point still gets its nearest class, not class 0.
-    await lp.fit(toMatrix(labeledXY), labeledY, toMatrix(unlabeledXY), k, { rng: mt(0), signal, quirks: 'fixed' });
+    await lp.fit(toMatrix(labeledXY), labeledY, toMatrix(unlabeledXY), k, {
+      rng: mt(0),
+      signal,
+      quirks: 'fixed',
+    });
     const proba = await lp.predictProba(gridPoints(bounds, o.res));
     const cells = o.res * o.res;
     const cls = new Uint8Array(cells);
@@ -78,14 +95,28 @@ export async function lpRegions(
       confidence[i] = proba[i * k + best];
     }
     const info = lp.info();
-    return { res: o.res, k, bounds, cls, confidence, nIter: Number(info.nIter ?? 0), converged: Boolean(info.converged) };
+    return {
+      res: o.res,
+      k,
+      bounds,
+      cls,
+      confidence,
+      nIter: Number(info.nIter ?? 0),
+      converged: Boolean(info.converged),
+    };
   } finally {
     lp.dispose();
   }
 }
 
 /** The toy at (setting, t): LP on its labeled points and its unlabeled points at t. */
-export function toyRegions(toy: Toy, setting: Setting, t: number, options: Partial<ToyLpOptions> = {}, signal?: AbortSignal): Promise<RegionGrid> {
+export function toyRegions(
+  toy: Toy,
+  setting: Setting,
+  t: number,
+  options: Partial<ToyLpOptions> = {},
+  signal?: AbortSignal,
+): Promise<RegionGrid> {
   const u = unlabeledAt(toy, setting, t);
   return lpRegions(toy.labeledXY, toy.labeledY, u.xy, toy.k, toy.bounds, options, signal);
 }

@@ -59,7 +59,10 @@ export class ToyRegions {
 
   #ensureWorker(): Worker {
     if (this.#worker) return this.#worker;
-    const w = new Worker(new URL('../../../workers/toy.worker.ts', import.meta.url), { type: 'module', name: 'toy' });
+    const w = new Worker(new URL('../../../workers/toy.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'toy',
+    });
     w.onmessage = (e: MessageEvent<ToyReply>) => this.#onReply(e.data);
     w.onerror = (e) => {
       this.error = `The toy worker failed: ${e.message || 'unknown error'}.`;

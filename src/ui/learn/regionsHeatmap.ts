@@ -20,7 +20,9 @@ export function regionsImage(grid: RegionGrid, options: Partial<typeof HEATMAP_D
   const o = { ...HEATMAP_DEFAULTS, ...options };
   const { res, k, cls, confidence } = grid;
   if (cls.length !== res * res || confidence.length !== res * res) {
-    throw new RangeError(`regionsImage: expected ${res * res} cells for a ${res}×${res} grid; got ${cls.length} and ${confidence.length}.`);
+    throw new RangeError(
+      `regionsImage: expected ${res * res} cells for a ${res}×${res} grid; got ${cls.length} and ${confidence.length}.`,
+    );
   }
   const img = new ImageData(res, res);
   const floor = 1 / k;

@@ -40,14 +40,27 @@ export function toyOverlay(data: OverlayData, options: Partial<typeof OVERLAY_DE
   U.sort((a, c) => data.drifted[a] - data.drifted[c]);
   const square = symbol(symbolSquare, 70)()!;
   const triangle = symbol(symbolTriangle, 110)()!;
-  const kind = (i: number) => (!data.drifted[i] ? 'plain' : data.setting === 'distribution' ? 'shifted' : data.setting === 'feature' ? 'masked' : 'unseen');
+  const kind = (i: number) =>
+    !data.drifted[i]
+      ? 'plain'
+      : data.setting === 'distribution'
+        ? 'shifted'
+        : data.setting === 'feature'
+          ? 'masked'
+          : 'unseen';
 
-  svg.append('g').attr('class', 'unlabeled')
+  svg
+    .append('g')
+    .attr('class', 'unlabeled')
     .selectAll('path')
     .data(U)
     .join('path')
     .attr('data-kind', kind)
-    .attr('transform', (i) => `translate(${x(data.unlabeledXY[2 * i]).toFixed(1)},${y(data.unlabeledXY[2 * i + 1]).toFixed(1)})`)
+    .attr(
+      'transform',
+      (i) =>
+        `translate(${x(data.unlabeledXY[2 * i]).toFixed(1)},${y(data.unlabeledXY[2 * i + 1]).toFixed(1)})`,
+    )
     .attr('d', (i) => {
       const k = kind(i);
       if (k === 'masked') return square;
@@ -60,7 +73,9 @@ export function toyOverlay(data: OverlayData, options: Partial<typeof OVERLAY_DE
     .attr('stroke-width', (i) => (kind(i) === 'plain' ? 1.5 : 2.2));
 
   const L = Array.from({ length: data.labeledY.length }, (_, i) => i);
-  svg.append('g').attr('class', 'labeled')
+  svg
+    .append('g')
+    .attr('class', 'labeled')
     .selectAll('circle')
     .data(L)
     .join('circle')

@@ -6,8 +6,22 @@
 const SVG_NS = 'http://www.w3.org/2000/svg';
 /** Properties that decide how a chart looks; everything else keeps the SVG defaults. */
 const STYLE_PROPS = [
-  'fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray', 'stroke-opacity', 'stroke-linecap',
-  'opacity', 'font-family', 'font-size', 'font-weight', 'text-anchor', 'dominant-baseline', 'visibility', 'display', 'color',
+  'fill',
+  'fill-opacity',
+  'stroke',
+  'stroke-width',
+  'stroke-dasharray',
+  'stroke-opacity',
+  'stroke-linecap',
+  'opacity',
+  'font-family',
+  'font-size',
+  'font-weight',
+  'text-anchor',
+  'dominant-baseline',
+  'visibility',
+  'display',
+  'color',
 ];
 
 function inlineStyles(source: Element, target: Element): void {
@@ -27,7 +41,10 @@ function sizeOf(svg: SVGSVGElement): { w: number; h: number } {
 }
 
 /** One standalone SVG document holding the given charts, two per row. */
-export function chartsToSvg(charts: SVGSVGElement[], background: string): { text: string; width: number; height: number } {
+export function chartsToSvg(
+  charts: SVGSVGElement[],
+  background: string,
+): { text: string; width: number; height: number } {
   const cols = Math.min(2, charts.length);
   const sizes = charts.map(sizeOf);
   const cellW = Math.max(...sizes.map((s) => s.w));
@@ -62,7 +79,11 @@ export function chartsToSvg(charts: SVGSVGElement[], background: string): { text
  * One panel as a figure for a paper: the chart alone (no sheet margin), its size in points such
  * that the base text prints at 8 pt (PRINT_WIDTH_PT), so it drops into a document as is.
  */
-export function panelToSvg(chart: SVGSVGElement, background: string, printWidthPt: number): { text: string; width: number; height: number } {
+export function panelToSvg(
+  chart: SVGSVGElement,
+  background: string,
+  printWidthPt: number,
+): { text: string; width: number; height: number } {
   const { w, h } = sizeOf(chart);
   const clone = chart.cloneNode(true) as SVGSVGElement;
   inlineStyles(chart, clone);
@@ -81,7 +102,10 @@ export function panelToSvg(chart: SVGSVGElement, background: string, printWidthP
 }
 
 /** The same sheet as a PNG (device-independent 2× scale). */
-export async function svgToPng(svg: { text: string; width: number; height: number }, scale = 2): Promise<Blob> {
+export async function svgToPng(
+  svg: { text: string; width: number; height: number },
+  scale = 2,
+): Promise<Blob> {
   const url = URL.createObjectURL(new Blob([svg.text], { type: 'image/svg+xml' }));
   try {
     const img = new Image();
@@ -94,7 +118,9 @@ export async function svgToPng(svg: { text: string; width: number; height: numbe
     if (!ctx) throw new Error('This browser cannot draw on a canvas, so the PNG could not be made.');
     ctx.scale(scale, scale);
     ctx.drawImage(img, 0, 0, svg.width, svg.height);
-    return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('The PNG could not be made.'))), 'image/png'));
+    return await new Promise<Blob>((resolve, reject) =>
+      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('The PNG could not be made.'))), 'image/png'),
+    );
   } finally {
     URL.revokeObjectURL(url);
   }

@@ -32,6 +32,8 @@ export function writeCompareRuns(hash: string, entries: readonly CompareEntry[])
   if (params.size && !params.has('v')) params.set('v', '1');
   // v first, as formatHash writes it; commas and colons stay readable.
   const pairs = [...params].sort(([a], [b]) => (a === 'v' ? -1 : b === 'v' ? 1 : 0));
-  const text = pairs.map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/gi, ',').replace(/%3A/gi, ':')}`).join('&');
+  const text = pairs
+    .map(([k, v]) => `${k}=${encodeURIComponent(v).replace(/%2C/gi, ',').replace(/%3A/gi, ':')}`)
+    .join('&');
   return text ? `${path}?${text}` : path;
 }

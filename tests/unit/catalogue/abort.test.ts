@@ -25,7 +25,10 @@ const cpuMs = () => {
 };
 
 function expectPrompt(what: string, cpu: number, wall: number): void {
-  expect(cpu, `${what}: CPU ms between the abort and the rejection (wall ${wall.toFixed(0)} ms)`).toBeLessThan(LIMIT_MS);
+  expect(
+    cpu,
+    `${what}: CPU ms between the abort and the rejection (wall ${wall.toFixed(0)} ms)`,
+  ).toBeLessThan(LIMIT_MS);
   if (idle()) expect(wall, `${what}: wall-clock ms on an idle machine`).toBeLessThan(LIMIT_MS);
 }
 
@@ -45,7 +48,9 @@ describe.each(CATALOGUE.map((a) => a.id))('%s', (id) => {
       (e: Error) => e.name,
     );
     const [wall, cpu] = [performance.now() - abortedAt, cpuMs() - cpuAt];
-    expect(abortedAt, 'the fit ended before the signal: make it longer in abortHarness.ts').toBeGreaterThan(0);
+    expect(abortedAt, 'the fit ended before the signal: make it longer in abortHarness.ts').toBeGreaterThan(
+      0,
+    );
     expect(outcome).toBe('AbortError');
     expectPrompt(id, cpu, wall);
   });
@@ -53,20 +58,22 @@ describe.each(CATALOGUE.map((a) => a.id))('%s', (id) => {
   it(`aborts within ${LIMIT_MS} ms of a message (worker thread)`, async () => {
     const worker = new Worker(new URL('./abortWorker.mjs', import.meta.url), { workerData: { id } });
     try {
-      const result = await new Promise<{ type: string; name?: string; wall: number; cpu: number }>((resolve, reject) => {
-        let sentAt = 0;
-        let cpuAt = 0;
-        worker.on('error', reject);
-        worker.on('message', (m: { type: string; name?: string }) => {
-          if (m.type === 'started') {
-            setTimeout(() => {
-              sentAt = performance.now();
-              cpuAt = cpuMs(); // process-wide: this thread idles, so the delta is the worker's work
-              worker.postMessage('abort');
-            }, ABORT_AFTER_MS);
-          } else resolve({ ...m, wall: sentAt ? performance.now() - sentAt : -1, cpu: cpuMs() - cpuAt });
-        });
-      });
+      const result = await new Promise<{ type: string; name?: string; wall: number; cpu: number }>(
+        (resolve, reject) => {
+          let sentAt = 0;
+          let cpuAt = 0;
+          worker.on('error', reject);
+          worker.on('message', (m: { type: string; name?: string }) => {
+            if (m.type === 'started') {
+              setTimeout(() => {
+                sentAt = performance.now();
+                cpuAt = cpuMs(); // process-wide: this thread idles, so the delta is the worker's work
+                worker.postMessage('abort');
+              }, ABORT_AFTER_MS);
+            } else resolve({ ...m, wall: sentAt ? performance.now() - sentAt : -1, cpu: cpuMs() - cpuAt });
+          });
+        },
+      );
       expect(result.wall, 'the fit ended before the abort message: make it longer').toBeGreaterThan(0);
       expect(result.name).toBe('AbortError');
       expectPrompt(`${id} in a worker`, result.cpu, result.wall);

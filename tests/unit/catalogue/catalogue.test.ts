@@ -69,7 +69,11 @@ describe('catalogue', () => {
   it('a protocol-bound option takes the protocol option; plan values override', () => {
     const ssgmm = getAlgorithm('ssgmm');
     expect(resolveModelOptions(ssgmm, 'rsb', undefined, { ssgmmSupport: 'ignore' }).support).toBe('ignore');
-    expect(resolveModelOptions(getAlgorithm('lp'), 'readme', { gamma: 5 }, {})).toEqual({ gamma: 5, maxIter: 1000, tol: 1e-3 });
+    expect(resolveModelOptions(getAlgorithm('lp'), 'readme', { gamma: 5 }, {})).toEqual({
+      gamma: 5,
+      maxIter: 1000,
+      tol: 1e-3,
+    });
     expect(() => resolveModelOptions(getAlgorithm('lp'), 'rsb', { gamma: -1 }, {})).toThrow(
       "The 'gamma' parameter of lp must be a number in the range [0, inf). Got -1 instead.",
     );
@@ -77,7 +81,11 @@ describe('catalogue', () => {
 
   it('parses option assignments typed by their schema', () => {
     expect(parseOptionAssignment('lp.gamma=5')).toEqual({ algorithm: 'lp', option: 'gamma', value: 5 });
-    expect(parseOptionAssignment('ssgmm.support=ignore')).toEqual({ algorithm: 'ssgmm', option: 'support', value: 'ignore' });
+    expect(parseOptionAssignment('ssgmm.support=ignore')).toEqual({
+      algorithm: 'ssgmm',
+      option: 'support',
+      value: 'ignore',
+    });
     expect(() => parseOptionAssignment('lp.gamma')).toThrow(/must look like algorithm.option=value/);
     expect(() => parseOptionAssignment('nope.x=1')).toThrow(/unknown algorithm "nope"/);
     expect(() => parseOptionAssignment('lp.gamma=abc')).toThrow(/'gamma' parameter of lp must be a number/);
@@ -95,7 +103,15 @@ describe('catalogue', () => {
   });
 
   it('presets and groups come from the entries; the paper grid keeps its order', () => {
-    expect(presetAlgorithms('tabular-statistical')).toEqual(['xgb', 'ssgmm', 'tsvm', 'lp', 'ls', 'tritraining', 'assemble']);
+    expect(presetAlgorithms('tabular-statistical')).toEqual([
+      'xgb',
+      'ssgmm',
+      'tsvm',
+      'lp',
+      'ls',
+      'tritraining',
+      'assemble',
+    ]);
     expect(presetAlgorithms('classroom')).toEqual(['xgb', 'lp', 'ls', 'ssgmm']);
     const groups = algorithmGroups();
     expect(Object.keys(groups).sort()).toEqual(['baselines', 'deep', 'fast', 'statistical']);

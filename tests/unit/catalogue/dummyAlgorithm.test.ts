@@ -45,7 +45,13 @@ class NearestMean extends BaseEstimator<DummyParams> {
   constructor(params: Partial<DummyParams> = {}) {
     super({ strength: 1 }, params);
   }
-  protected async fitImpl(Xl: Matrix, yl: Int32Array, _Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    _Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void> {
     const d = Xl.cols;
     const sums = new Float64Array(k * d);
     const counts = new Float64Array(k);
@@ -89,7 +95,9 @@ const DUMMY: AlgorithmSpec = {
   presets: {},
   fast: true,
   color: '#b5479b',
-  options: { strength: { constraint: interval(0, 10), default: { rsb: 1, readme: 1 }, doc: 'Prior weight.' } },
+  options: {
+    strength: { constraint: interval(0, 10), default: { rsb: 1, readme: 1 }, doc: 'Prior weight.' },
+  },
   cost: (s) => 1e-7 * s.labeled * s.d,
   async create({ options }) {
     return new NearestMean(options);
@@ -104,9 +112,18 @@ afterAll(() => unregister());
 
 describe('a dummy algorithm registered in the catalogue only', () => {
   it('is kept by custom plans (catalogue order) and by the selector groups', () => {
-    const plan = customPlan({ datasets: ['iris'], settings: ['label'], labels: [5], algorithms: ['dummy', 'lp'], seeds: [0] });
+    const plan = customPlan({
+      datasets: ['iris'],
+      settings: ['label'],
+      labels: [5],
+      algorithms: ['dummy', 'lp'],
+      seeds: [0],
+    });
     expect(plan.algorithms).toEqual(['lp', 'dummy']);
-    expect(customPlan({ datasets: ['iris'], settings: ['label'], labels: [5], algorithms: ['dummy'], seeds: [0] }).algorithms).toEqual(['dummy']);
+    expect(
+      customPlan({ datasets: ['iris'], settings: ['label'], labels: [5], algorithms: ['dummy'], seeds: [0] })
+        .algorithms,
+    ).toEqual(['dummy']);
     expect(validatePlan(plan)).toEqual([]);
     expect(algorithmGroups().statistical).toContain('dummy');
     expect(algorithmGroups().fast).toContain('dummy');
@@ -117,8 +134,23 @@ describe('a dummy algorithm registered in the catalogue only', () => {
   it('runs from the CLI with --option, and its record carries the option and the override', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'rsb-dummy-')), 'run.json');
     const code = await runCommand([
-      '--dataset', 'iris', '--setting', 'distribution', '--labels', '5', '--algorithms', 'dummy,xgb',
-      '--seeds', '0-1', '--t', '0,1', '--out', out, '--quiet', '--option', 'dummy.strength=2.5',
+      '--dataset',
+      'iris',
+      '--setting',
+      'distribution',
+      '--labels',
+      '5',
+      '--algorithms',
+      'dummy,xgb',
+      '--seeds',
+      '0-1',
+      '--t',
+      '0,1',
+      '--out',
+      out,
+      '--quiet',
+      '--option',
+      'dummy.strength=2.5',
     ]);
     expect(code).toBe(0);
     run = parseRun(JSON.parse(readFileSync(out, 'utf8')));
@@ -140,11 +172,31 @@ describe('a dummy algorithm registered in the catalogue only', () => {
 
   it('refuses a bad option value with the catalogue schema message', async () => {
     await expect(
-      runCommand(['--dataset', 'iris', '--algorithms', 'dummy', '--out', '/dev/null', '--option', 'dummy.strength=11']),
-    ).rejects.toThrow("The 'strength' parameter of dummy must be a number in the range [0, 10]. Got 11 instead.");
-    await expect(runCommand(['--dataset', 'iris', '--algorithms', 'dummy', '--out', '/dev/null', '--option', 'dummy.speed=1'])).rejects.toThrow(
-      "'speed' is not an option of dummy. Options: strength.",
+      runCommand([
+        '--dataset',
+        'iris',
+        '--algorithms',
+        'dummy',
+        '--out',
+        '/dev/null',
+        '--option',
+        'dummy.strength=11',
+      ]),
+    ).rejects.toThrow(
+      "The 'strength' parameter of dummy must be a number in the range [0, 10]. Got 11 instead.",
     );
+    await expect(
+      runCommand([
+        '--dataset',
+        'iris',
+        '--algorithms',
+        'dummy',
+        '--out',
+        '/dev/null',
+        '--option',
+        'dummy.speed=1',
+      ]),
+    ).rejects.toThrow("'speed' is not an option of dummy. Options: strength.");
   });
 
   it('travels in the URL and in a permalink', async () => {

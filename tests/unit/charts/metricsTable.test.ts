@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatMetric, metricHeader, metricRows, missingReason, sortRows } from '../../../src/lib/charts/metricsTable.ts';
+import {
+  formatMetric,
+  metricHeader,
+  metricRows,
+  missingReason,
+  sortRows,
+} from '../../../src/lib/charts/metricsTable.ts';
 import { curve, panelFixture } from './fixtures.ts';
 
 describe('metric table rows', () => {
@@ -30,7 +36,12 @@ describe('metric table rows', () => {
     const rows = metricRows(panelFixture(), 'integral');
     const best = Object.fromEntries(rows.map((r) => [r.algorithm, [...r.best].sort()]));
     // AUC: ssgmm 0.8 and the flattened xgb 0.8 tie; WA: ssgmm and xgb 0.8; EVM/VS: ssgmm 0 (xgb excluded); RCC: ls.
-    expect(best).toEqual({ lp: [], ls: ['rcc'], ssgmm: ['auc', 'ea', 'evm', 'vs', 'wa'], xgb: ['auc', 'ea', 'wa'] });
+    expect(best).toEqual({
+      lp: [],
+      ls: ['rcc'],
+      ssgmm: ['auc', 'ea', 'evm', 'vs', 'wa'],
+      xgb: ['auc', 'ea', 'wa'],
+    });
   });
 
   it('compares best values per panel, not across panels', () => {
@@ -51,10 +62,32 @@ describe('metric table rows', () => {
       curve('tsvm', [0.9, NaN, NaN, NaN, NaN, NaN], [0, NaN, NaN, NaN, NaN, NaN], { dataset: 'aaa' }),
     ];
     const rows = metricRows(curves, 'integral');
-    const order = (column: string, dir: 'asc' | 'desc') => sortRows(rows, { column, dir }).map((r) => `${r.dataset}/${r.algorithm}`);
-    expect(order('auc', 'desc')).toEqual(['iris/ssgmm', 'iris/xgb', 'iris/lp', 'iris/ls', 'aaa/lp', 'aaa/tsvm']);
-    expect(order('auc', 'asc')).toEqual(['iris/ls', 'iris/lp', 'iris/ssgmm', 'iris/xgb', 'aaa/lp', 'aaa/tsvm']);
-    expect(order('rcc', 'asc')).toEqual(['iris/lp', 'iris/ls', 'iris/ssgmm', 'iris/xgb', 'aaa/lp', 'aaa/tsvm']);
+    const order = (column: string, dir: 'asc' | 'desc') =>
+      sortRows(rows, { column, dir }).map((r) => `${r.dataset}/${r.algorithm}`);
+    expect(order('auc', 'desc')).toEqual([
+      'iris/ssgmm',
+      'iris/xgb',
+      'iris/lp',
+      'iris/ls',
+      'aaa/lp',
+      'aaa/tsvm',
+    ]);
+    expect(order('auc', 'asc')).toEqual([
+      'iris/ls',
+      'iris/lp',
+      'iris/ssgmm',
+      'iris/xgb',
+      'aaa/lp',
+      'aaa/tsvm',
+    ]);
+    expect(order('rcc', 'asc')).toEqual([
+      'iris/lp',
+      'iris/ls',
+      'iris/ssgmm',
+      'iris/xgb',
+      'aaa/lp',
+      'aaa/tsvm',
+    ]);
     expect(order('dataset', 'asc').slice(0, 2)).toEqual(['aaa/lp', 'aaa/tsvm']);
     expect(order('algorithm', 'desc').slice(0, 4)).toEqual(['iris/xgb', 'iris/ssgmm', 'iris/ls', 'iris/lp']);
     expect(order('panel', 'asc')).toEqual(rows.map((r) => `${r.dataset}/${r.algorithm}`));

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { betaDensityPlot, betaPdf } from '../../../src/lib/charts/betaDensity.ts';
-import { explainSentences, explainTarget, interpolate, ptSliceDensity, trendLine } from '../../../src/lib/charts/explain.ts';
+import {
+  explainSentences,
+  explainTarget,
+  interpolate,
+  ptSliceDensity,
+  trendLine,
+} from '../../../src/lib/charts/explain.ts';
 import { PALETTE, algorithmColor, contrast } from '../../../src/lib/charts/palette.ts';
 import { curve, panelFixture, shimDocument } from './fixtures.ts';
 
 describe('palette', () => {
   it('gives every colour at least 3:1 contrast on the light and dark surfaces and backgrounds', () => {
-    for (const c of PALETTE) for (const bg of ['#ffffff', '#fbfbfd', '#171b23', '#0f1218']) expect(contrast(c, bg), `${c} on ${bg}`).toBeGreaterThanOrEqual(3);
+    for (const c of PALETTE)
+      for (const bg of ['#ffffff', '#fbfbfd', '#171b23', '#0f1218'])
+        expect(contrast(c, bg), `${c} on ${bg}`).toBeGreaterThanOrEqual(3);
   });
   it('keys colours by id: fixed slots, distinct for the statistical suite, stable for unknown ids', () => {
     const ids = ['lp', 'ls', 'ssgmm', 'tsvm', 'tritraining', 'assemble', 'xgb'];
@@ -16,8 +24,20 @@ describe('palette', () => {
     expect(PALETTE).toContain(algorithmColor('__proto__'));
   });
   it('never gives an id outside the catalogue the colour of an entry (lp and fixmatch differ)', () => {
-    const taken = new Set(['lp', 'ls', 'ssgmm', 'tsvm', 'tritraining', 'assemble', 'xgb'].map(algorithmColor));
-    for (const id of ['fixmatch', 'flexmatch', 'softmatch', 'uda', 'ict', 'pimodel', 'pseudolabel', 'ftt', 'my-own']) {
+    const taken = new Set(
+      ['lp', 'ls', 'ssgmm', 'tsvm', 'tritraining', 'assemble', 'xgb'].map(algorithmColor),
+    );
+    for (const id of [
+      'fixmatch',
+      'flexmatch',
+      'softmatch',
+      'uda',
+      'ict',
+      'pimodel',
+      'pseudolabel',
+      'ftt',
+      'my-own',
+    ]) {
       expect(taken.has(algorithmColor(id)), id).toBe(false);
     }
     expect(algorithmColor('fixmatch')).not.toBe(algorithmColor('lp'));
@@ -37,12 +57,18 @@ describe('beta density sparkline', () => {
     const svg = betaDensityPlot(0.5, 0.5, { document: shimDocument() });
     expect(svg.getAttribute('aria-label')).toBe('Density of Beta(0.5, 0.5) over t from 0 to 1');
     expect(svg.querySelector('path')!.getAttribute('d')).not.toMatch(/NaN|Infinity/);
-    await expect(svg.outerHTML.replace(/></g, '>\n<') + '\n').toMatchFileSnapshot('./__snapshots__/beta-0.5-0.5.svg');
+    await expect(svg.outerHTML.replace(/></g, '>\n<') + '\n').toMatchFileSnapshot(
+      './__snapshots__/beta-0.5-0.5.svg',
+    );
     const b25 = betaDensityPlot(2, 5, { document: shimDocument() });
-    await expect(b25.outerHTML.replace(/></g, '>\n<') + '\n').toMatchFileSnapshot('./__snapshots__/beta-2-5.svg');
+    await expect(b25.outerHTML.replace(/></g, '>\n<') + '\n').toMatchFileSnapshot(
+      './__snapshots__/beta-2-5.svg',
+    );
   });
   it('refuses bad parameters with a clear message', () => {
-    expect(() => betaDensityPlot(0, 1, { document: shimDocument() })).toThrow(/alpha and beta must be finite numbers > 0, got alpha=0, beta=1/);
+    expect(() => betaDensityPlot(0, 1, { document: shimDocument() })).toThrow(
+      /alpha and beta must be finite numbers > 0, got alpha=0, beta=1/,
+    );
   });
 });
 
@@ -61,7 +87,9 @@ describe('explain helpers', () => {
     expect(ptSliceDensity({ kind: 'grid', weights: [1, 1, 1, 1, 1, 1] }, 4)).toBeNull();
   });
   it('fits the least-squares trend: a straight curve is its own trend line', () => {
-    const [m] = [curve('x', [0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [0, 0, 0, 0, 0, 0])].map((c) => c.metrics!.integral);
+    const [m] = [curve('x', [0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [0, 0, 0, 0, 0, 0])].map(
+      (c) => c.metrics!.integral,
+    );
     const { slope, intercept } = trendLine(m.auc, m.intTA);
     expect(slope).toBeCloseTo(0.5, 12);
     expect(intercept).toBeCloseTo(0.5, 12);
@@ -77,7 +105,9 @@ describe('explain helpers', () => {
   it('writes one sentence per overlay with the value', () => {
     const s = explainSentences(panelFixture()[0], ['auc', 'wa', 'rcc'], (id) => id.toUpperCase());
     expect(s.map((x) => x.key)).toEqual(['auc', 'wa', 'rcc']);
-    expect(s[0].text).toBe("AUC = 0.780: the shaded area under LP's curve, its average accuracy over all degrees of inconsistency t.");
+    expect(s[0].text).toBe(
+      "AUC = 0.780: the shaded area under LP's curve, its average accuracy over all degrees of inconsistency t.",
+    );
     expect(s[1].text).toContain('circled at t = 1.0');
     expect(s[2].text).toMatch(/^RCC = -0.963: .* falls, so accuracy drops/);
     expect(explainSentences(panelFixture()[2], ['rcc'])[0].text).toMatch(/undefined .* flat curve/);

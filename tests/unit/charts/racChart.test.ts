@@ -13,7 +13,10 @@ describe('racChart', () => {
 
   it('matches the committed SVG with every explain overlay and a hidden algorithm', async () => {
     const svg = racChart(panelFixture({ kind: 'beta', alpha: 2, beta: 5 }), {
-      document: shimDocument(), hidden: ['ls'], explain: ['auc', 'ea', 'wa', 'evm', 'vs', 'rcc'], label: (id) => id.toUpperCase(),
+      document: shimDocument(),
+      hidden: ['ls'],
+      explain: ['auc', 'ea', 'wa', 'evm', 'vs', 'rcc'],
+      label: (id) => id.toUpperCase(),
     });
     await expect(pretty(svg)).toMatchFileSnapshot('./__snapshots__/rac-explain.svg');
   });
@@ -28,22 +31,39 @@ describe('racChart', () => {
     expect(svg.querySelectorAll('.points g[data-algorithm="lp"] path.marker')).toHaveLength(6);
     expect(svg.querySelectorAll('.points g[data-algorithm="xgb"] path.marker')).toHaveLength(1);
     // One marker shape per algorithm, so coinciding curves stay apart without colour.
-    const shapes = ['lp', 'ls', 'ssgmm', 'xgb'].map((a) => svg.querySelector(`.points g[data-algorithm="${a}"] path.marker`)!.getAttribute('d'));
+    const shapes = ['lp', 'ls', 'ssgmm', 'xgb'].map((a) =>
+      svg.querySelector(`.points g[data-algorithm="${a}"] path.marker`)!.getAttribute('d'),
+    );
     expect(new Set(shapes).size).toBe(4);
     // x ticks: exactly the six measured t.
-    expect([...svg.querySelectorAll('.axis-x .tick text')].map((t) => t.textContent)).toEqual(['0.0', '0.2', '0.4', '0.6', '0.8', '1.0']);
+    expect([...svg.querySelectorAll('.axis-x .tick text')].map((t) => t.textContent)).toEqual([
+      '0.0',
+      '0.2',
+      '0.4',
+      '0.6',
+      '0.8',
+      '1.0',
+    ]);
   });
 
   it('leaves hidden algorithms out of the plot but keeps their legend entry unpressed', () => {
     const svg = racChart(panelFixture(), { document: shimDocument(), hidden: ['lp', 'xgb'] });
-    expect([...svg.querySelectorAll('.lines path')].map((l) => l.getAttribute('data-algorithm'))).toEqual(['ls', 'ssgmm']);
+    expect([...svg.querySelectorAll('.lines path')].map((l) => l.getAttribute('data-algorithm'))).toEqual([
+      'ls',
+      'ssgmm',
+    ]);
     expect(svg.querySelectorAll('[data-algorithm="lp"]:not(.legend-item)')).toHaveLength(0);
     const legend = [...svg.querySelectorAll('.legend-item')];
     expect(legend.map((g) => [g.getAttribute('data-algorithm'), g.getAttribute('aria-pressed')])).toEqual([
-      ['lp', 'false'], ['ls', 'true'], ['ssgmm', 'true'], ['xgb', 'false'],
+      ['lp', 'false'],
+      ['ls', 'true'],
+      ['ssgmm', 'true'],
+      ['xgb', 'false'],
     ]);
     expect(legend[0].getAttribute('aria-label')).toBe('Show lp');
-    expect(legend.every((g) => g.getAttribute('tabindex') === '0' && g.getAttribute('role') === 'button')).toBe(true);
+    expect(
+      legend.every((g) => g.getAttribute('tabindex') === '0' && g.getAttribute('role') === 'button'),
+    ).toBe(true);
   });
 
   it('calls onlegendclick with the id on click and on Enter/Space, not on other keys', () => {
@@ -63,7 +83,14 @@ describe('racChart', () => {
   it('draws each explain overlay on the target curve, and only the requested ones', () => {
     const doc = shimDocument();
     const all = racChart(panelFixture(), { document: doc, explain: ['auc', 'ea', 'wa', 'evm', 'vs', 'rcc'] });
-    for (const cls of ['explain-auc', 'explain-ea', 'explain-wa', 'explain-evm', 'explain-vs', 'explain-rcc']) {
+    for (const cls of [
+      'explain-auc',
+      'explain-ea',
+      'explain-wa',
+      'explain-evm',
+      'explain-vs',
+      'explain-rcc',
+    ]) {
       expect(all.querySelectorAll(`.${cls}`).length, cls).toBe(1);
     }
     expect(all.querySelector('.explain-under')!.getAttribute('data-algorithm')).toBe('lp');
@@ -73,7 +100,9 @@ describe('racChart', () => {
     const wa = all.querySelector('.explain-wa circle')!;
     expect(Number(wa.getAttribute('cx'))).toBeCloseTo(466, 6);
     const some = racChart(panelFixture(), { document: doc, explain: ['wa'], explainOn: 'ls' });
-    expect(some.querySelectorAll('.explain-auc, .explain-ea, .explain-evm, .explain-vs, .explain-rcc')).toHaveLength(0);
+    expect(
+      some.querySelectorAll('.explain-auc, .explain-ea, .explain-evm, .explain-vs, .explain-rcc'),
+    ).toHaveLength(0);
     expect(some.querySelector('.explain-over')!.getAttribute('data-algorithm')).toBe('ls');
     const none = racChart(panelFixture(), { document: doc });
     expect(none.querySelectorAll('.explain *')).toHaveLength(0);
@@ -81,18 +110,26 @@ describe('racChart', () => {
 
   it('shades EA by P_T: uniform evenly, Beta(2,5) heaviest near t = 0.2, grid as stems', () => {
     const doc = shimDocument();
-    const opac = (svg: Element) => [...svg.querySelectorAll('.explain-ea stop')].map((p) => Number(p.getAttribute('stop-opacity')));
+    const opac = (svg: Element) =>
+      [...svg.querySelectorAll('.explain-ea stop')].map((p) => Number(p.getAttribute('stop-opacity')));
     const uniformSvg = racChart(panelFixture(), { document: doc, explain: ['ea'] });
     const gradient = uniformSvg.querySelector('.explain-ea linearGradient')!.getAttribute('id');
     expect(uniformSvg.querySelector('.explain-ea path')!.getAttribute('fill')).toBe(`url(#${gradient})`);
     const uniform = opac(uniformSvg);
     expect(uniform).toHaveLength(40);
     expect(new Set(uniform).size).toBe(1);
-    const beta = opac(racChart(panelFixture({ kind: 'beta', alpha: 2, beta: 5 }), { document: doc, explain: ['ea'] }));
+    const beta = opac(
+      racChart(panelFixture({ kind: 'beta', alpha: 2, beta: 5 }), { document: doc, explain: ['ea'] }),
+    );
     // Average density per slice / max, × 0.35 (scipy: Beta(2,5).cdf differences); the mode 0.2 sits between slices 7 and 8.
     expect([beta[0], beta[7], beta[8], beta[20], beta[39]]).toEqual([0.05, 0.35, 0.35, 0.124, 0]);
-    const grid = racChart(panelFixture({ kind: 'grid', weights: [3, 1, 1, 1, 1, 0] }), { document: doc, explain: ['ea'] });
-    const widths = [...grid.querySelectorAll('.explain-ea line')].map((l) => Number(l.getAttribute('stroke-width')));
+    const grid = racChart(panelFixture({ kind: 'grid', weights: [3, 1, 1, 1, 1, 0] }), {
+      document: doc,
+      explain: ['ea'],
+    });
+    const widths = [...grid.querySelectorAll('.explain-ea line')].map((l) =>
+      Number(l.getAttribute('stroke-width')),
+    );
     expect(widths).toEqual([8, 3.33, 3.33, 3.33, 3.33, 0]);
   });
 
@@ -106,8 +143,12 @@ describe('racChart', () => {
 
   it('has a title and an aria-label naming the panel, and a keyboard slider for the values', () => {
     const svg = racChart(panelFixture(), { document: shimDocument() });
-    expect(svg.querySelector('title')!.textContent).toBe('Robustness analysis curves: iris · distribution · 5 labels');
-    expect(svg.getAttribute('aria-label')).toMatch(/iris · distribution · 5 labels\. 4 of 4 algorithms shown/);
+    expect(svg.querySelector('title')!.textContent).toBe(
+      'Robustness analysis curves: iris · distribution · 5 labels',
+    );
+    expect(svg.getAttribute('aria-label')).toMatch(
+      /iris · distribution · 5 labels\. 4 of 4 algorithms shown/,
+    );
     const slider = svg.querySelector('.focus-target')!;
     expect(slider.getAttribute('role')).toBe('slider');
     expect(slider.getAttribute('tabindex')).toBe('0');
@@ -128,7 +169,13 @@ describe('racChart', () => {
     press('ArrowRight');
     expect(svg.querySelector('.hover')!.getAttribute('display')).toBeNull();
     const lines = [...svg.querySelectorAll('.tooltip tspan')].map((t) => t.textContent);
-    expect(lines).toEqual(['t = 0.4', 'lp  0.800 ± 0.030  (n = 5)', 'ls  0.650 ± 0.040  (n = 5)', 'ssgmm  0.800 ± 0.000  (n = 5)', 'xgb  0.800 ± 0.010  (n = 5)']);
+    expect(lines).toEqual([
+      't = 0.4',
+      'lp  0.800 ± 0.030  (n = 5)',
+      'ls  0.650 ± 0.040  (n = 5)',
+      'ssgmm  0.800 ± 0.000  (n = 5)',
+      'xgb  0.800 ± 0.010  (n = 5)',
+    ]);
     press('End');
     expect(slider.getAttribute('aria-valuenow')).toBe('1');
     slider.dispatchEvent(new doc.defaultView!.Event('blur'));
@@ -146,7 +193,10 @@ describe('racChart', () => {
 
   it('keeps its size fixed by the legend list, whatever the data', () => {
     const size = racChartSize(7);
-    const svg = racChart(panelFixture().slice(0, 1), { document: shimDocument(), legendIds: ['lp', 'ls', 'ssgmm', 'tsvm', 'tritraining', 'assemble', 'xgb'] });
+    const svg = racChart(panelFixture().slice(0, 1), {
+      document: shimDocument(),
+      legendIds: ['lp', 'ls', 'ssgmm', 'tsvm', 'tritraining', 'assemble', 'xgb'],
+    });
     expect(svg.getAttribute('viewBox')).toBe(`0 0 ${size.width} ${size.height}`);
     // 7 entries in 2 columns = 4 legend rows, then the caption row.
     expect(size).toEqual({ width: 480, height: 40 + 220 + 42 + 4 * 20 + 18 + 6 });
@@ -155,9 +205,15 @@ describe('racChart', () => {
 
   it('says in the figure what the band is and over how many seeds', () => {
     const svg = racChart(panelFixture(), { document: shimDocument() });
-    expect(svg.querySelector('.caption')!.textContent).toBe('Lines: mean over n = 5 seeds; bands: ±1 population std.');
-    const mixed = [curve('lp', [0.9, 0.8, 0.8, 0.7, 0.7, 0.6], [0, 0, 0, 0, 0, 0], { nSeeds: [3, 3, 2, 2, 2, 2] })];
-    expect(racChart(mixed, { document: shimDocument() }).querySelector('.caption')!.textContent).toContain('n = 2–3 seeds');
+    expect(svg.querySelector('.caption')!.textContent).toBe(
+      'Lines: mean over n = 5 seeds; bands: ±1 population std.',
+    );
+    const mixed = [
+      curve('lp', [0.9, 0.8, 0.8, 0.7, 0.7, 0.6], [0, 0, 0, 0, 0, 0], { nSeeds: [3, 3, 2, 2, 2, 2] }),
+    ];
+    expect(racChart(mixed, { document: shimDocument() }).querySelector('.caption')!.textContent).toContain(
+      'n = 2–3 seeds',
+    );
   });
 
   it('keeps the y label clear of the title: rotated along the axis, below the plot top', () => {
@@ -182,22 +238,32 @@ describe('racChart', () => {
     const svg = racChart(panelFixture(), { document: doc });
     const ls = svg.querySelector('.legend-item[data-algorithm="ls"]')!;
     ls.dispatchEvent(new doc.defaultView!.Event('focus'));
-    const op = (a: string) => svg.querySelector(`.lines path[data-algorithm="${a}"]`)!.getAttribute('opacity');
+    const op = (a: string) =>
+      svg.querySelector(`.lines path[data-algorithm="${a}"]`)!.getAttribute('opacity');
     expect([op('lp'), op('ls'), op('xgb')]).toEqual(['0.15', null, '0.15']);
     ls.dispatchEvent(new doc.defaultView!.Event('blur'));
     expect(op('lp')).toBeNull();
   });
 
   it('draws a given line style per curve and no legend when asked (Compare: colour = algorithm, line = run)', () => {
-    const svg = racChart(panelFixture(), { document: shimDocument(), legend: false, dash: (id) => (id === 'ls' ? '2 3' : null) });
+    const svg = racChart(panelFixture(), {
+      document: shimDocument(),
+      legend: false,
+      dash: (id) => (id === 'ls' ? '2 3' : null),
+    });
     expect(svg.querySelectorAll('.legend-item')).toHaveLength(0);
     const dashes = [...svg.querySelectorAll('.lines path')].map((l) => l.getAttribute('stroke-dasharray'));
     expect(dashes).toEqual([null, '2 3', null, null]);
   });
 
   it('refuses curves of several panels with a clear message', () => {
-    const mixed = [...panelFixture(), curve('lp', [0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0, 0, 0, 0, 0, 0], { dataset: 'wine' })];
-    expect(() => racChart(mixed, { document: shimDocument() })).toThrow(/expected the curves of one panel.*got 2 panels/);
+    const mixed = [
+      ...panelFixture(),
+      curve('lp', [0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0, 0, 0, 0, 0, 0], { dataset: 'wine' }),
+    ];
+    expect(() => racChart(mixed, { document: shimDocument() })).toThrow(
+      /expected the curves of one panel.*got 2 panels/,
+    );
   });
 
   it('keeps hostile dataset ids and algorithm names as text, never HTML', () => {

@@ -6,7 +6,15 @@ import { shimDocument } from './fixtures.ts';
 function fixMatchLike(steps: number, every = 1): TrainingLog {
   const log = new TrainingLog(64);
   for (let s = 0; s <= steps; s += every) {
-    log.push({ step: s, total: steps, losses: { sup: 2 * Math.exp(-s / 300), unsup: 0.5 * (1 - Math.exp(-s / 500)) }, scalars: { mask: Math.min(1, s / steps) } }, s * 4);
+    log.push(
+      {
+        step: s,
+        total: steps,
+        losses: { sup: 2 * Math.exp(-s / 300), unsup: 0.5 * (1 - Math.exp(-s / 500)) },
+        scalars: { mask: Math.min(1, s / steps) },
+      },
+      s * 4,
+    );
   }
   return log;
 }
@@ -18,7 +26,12 @@ describe('TrainingLog', () => {
     expect(pts.length).toBeLessThanOrEqual(65);
     expect(pts[0].step).toBe(0);
     expect(pts[pts.length - 1].step).toBe(10_000);
-    const gaps = new Set(pts.slice(0, -1).map((p, i) => pts[i + 1].step - p.step).slice(0, -1));
+    const gaps = new Set(
+      pts
+        .slice(0, -1)
+        .map((p, i) => pts[i + 1].step - p.step)
+        .slice(0, -1),
+    );
     expect(gaps.size).toBe(1); // one stride between kept points
     expect(log.names).toEqual(['sup', 'unsup', 'mask']);
   });
@@ -41,7 +54,11 @@ describe('TrainingLog', () => {
 describe('trainingChart', () => {
   it('draws loss terms on the left axis and the mask rate dashed on the right [0, 1] axis', () => {
     const log = fixMatchLike(1000, 10);
-    const svg = trainingChart(log.points, { total: log.total, title: 'FixMatch · iris', document: shimDocument() });
+    const svg = trainingChart(log.points, {
+      total: log.total,
+      title: 'FixMatch · iris',
+      document: shimDocument(),
+    });
     const paths = [...svg.querySelectorAll('.lines path')];
     expect(paths.map((p) => p.getAttribute('data-series'))).toEqual(['sup', 'unsup', 'mask']);
     expect(paths.map((p) => p.getAttribute('stroke-dasharray'))).toEqual([null, null, '5 3']);
@@ -55,7 +72,9 @@ describe('trainingChart', () => {
   it('says it is waiting before the first event, and keeps hostile names as text', () => {
     const empty = trainingChart([], { document: shimDocument() });
     expect(empty.querySelector('.empty')?.textContent).toBe('Waiting for the first steps');
-    const svg = trainingChart([{ step: 0, values: { '<img src=x onerror=alert(1)>': 1 } }], { document: shimDocument() });
+    const svg = trainingChart([{ step: 0, values: { '<img src=x onerror=alert(1)>': 1 } }], {
+      document: shimDocument(),
+    });
     expect(svg.querySelector('img')).toBeNull();
     expect(svg.querySelector('.legend-item text')?.textContent).toBe('<img src=x onerror=alert(1)>');
   });

@@ -3,32 +3,69 @@ import { DEFAULT_VIEW, parseViewState } from '../../../src/lib/charts/viewState.
 
 describe('parseViewState', () => {
   it('keeps a valid state as it is (and it survives JSON)', () => {
-    const v = { metricForm: 'code', pt: { kind: 'beta', alpha: 2, beta: 5 }, hidden: ['xgb', 'lp'], explain: ['rcc', 'auc'], sort: { column: 'evm', dir: 'desc' } };
+    const v = {
+      metricForm: 'code',
+      pt: { kind: 'beta', alpha: 2, beta: 5 },
+      hidden: ['xgb', 'lp'],
+      explain: ['rcc', 'auc'],
+      sort: { column: 'evm', dir: 'desc' },
+    };
     expect(parseViewState(JSON.parse(JSON.stringify(v)))).toEqual({ ...v, explain: ['auc', 'rcc'] });
-    expect(parseViewState({ pt: { kind: 'grid', weights: [3, 1, 1, 1, 1, 0] } }).pt).toEqual({ kind: 'grid', weights: [3, 1, 1, 1, 1, 0] });
+    expect(parseViewState({ pt: { kind: 'grid', weights: [3, 1, 1, 1, 1, 0] } }).pt).toEqual({
+      kind: 'grid',
+      weights: [3, 1, 1, 1, 1, 0],
+    });
   });
 
   it('falls back to the defaults for missing input of any type', () => {
-    for (const x of [undefined, null, 0, 'x', [], [1, 2], {}, true]) expect(parseViewState(x)).toEqual(DEFAULT_VIEW);
+    for (const x of [undefined, null, 0, 'x', [], [1, 2], {}, true])
+      expect(parseViewState(x)).toEqual(DEFAULT_VIEW);
   });
 
   it('replaces each bad field alone by its default', () => {
     const v = parseViewState({
-      metricForm: 'html', pt: { kind: 'beta', alpha: -1, beta: 5 }, hidden: 'lp', explain: ['auc', 'nope', 3],
+      metricForm: 'html',
+      pt: { kind: 'beta', alpha: -1, beta: 5 },
+      hidden: 'lp',
+      explain: ['auc', 'nope', 3],
       sort: { column: 'constructor', dir: 'sideways' },
     });
     expect(v).toEqual({ ...DEFAULT_VIEW, explain: ['auc'] });
-    expect(parseViewState({ metricForm: 'code', pt: { kind: 'grid', weights: [0, 0, 0, 0, 0, 0] } })).toEqual({ ...DEFAULT_VIEW, metricForm: 'code' });
+    expect(parseViewState({ metricForm: 'code', pt: { kind: 'grid', weights: [0, 0, 0, 0, 0, 0] } })).toEqual(
+      { ...DEFAULT_VIEW, metricForm: 'code' },
+    );
     expect(parseViewState({ pt: { kind: 'grid', weights: [1, 1] } }).pt).toEqual({ kind: 'uniform' });
-    expect(parseViewState({ pt: { kind: 'beta', alpha: Infinity, beta: 1 } }).pt).toEqual({ kind: 'uniform' });
+    expect(parseViewState({ pt: { kind: 'beta', alpha: Infinity, beta: 1 } }).pt).toEqual({
+      kind: 'uniform',
+    });
   });
 
   it('never throws on hostile input and drops extra keys', () => {
-    const trap = new Proxy({}, { get() { throw new Error('boom'); }, has() { throw new Error('boom'); }, getOwnPropertyDescriptor() { throw new Error('boom'); } });
+    const trap = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom');
+        },
+        has() {
+          throw new Error('boom');
+        },
+        getOwnPropertyDescriptor() {
+          throw new Error('boom');
+        },
+      },
+    );
     expect(parseViewState(trap)).toEqual(DEFAULT_VIEW);
-    const getter = Object.defineProperty({ metricForm: 'code' }, 'pt', { get() { throw new Error('boom'); }, enumerable: true });
+    const getter = Object.defineProperty({ metricForm: 'code' }, 'pt', {
+      get() {
+        throw new Error('boom');
+      },
+      enumerable: true,
+    });
     expect(parseViewState(getter)).toEqual({ ...DEFAULT_VIEW, metricForm: 'code' });
-    const polluted = JSON.parse('{"__proto__": {"metricForm": "code"}, "pt": {"kind": "beta", "alpha": 1, "beta": 2, "evil": "<img>"}}');
+    const polluted = JSON.parse(
+      '{"__proto__": {"metricForm": "code"}, "pt": {"kind": "beta", "alpha": 1, "beta": 2, "evil": "<img>"}}',
+    );
     expect(parseViewState(polluted)).toEqual({ ...DEFAULT_VIEW, pt: { kind: 'beta', alpha: 1, beta: 2 } });
   });
 

@@ -13,24 +13,61 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'bin/rac-bench.mjs');
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
-interface Cell { dataset: { id: string }; setting: string; labels: number; algorithm: { name: string }; t_index: number; seed: number; outcome: { accuracy: number | null; n_correct: number | null } }
-const keyOf = (c: Cell) => `${c.dataset.id}|${c.setting}|${c.labels}|${c.algorithm.name}|${c.t_index}|${c.seed}`;
-const cellsOf = (file: string) => new Map((JSON.parse(readFileSync(file, 'utf8')).cells as Cell[]).map((c) => [keyOf(c), c.outcome]));
+interface Cell {
+  dataset: { id: string };
+  setting: string;
+  labels: number;
+  algorithm: { name: string };
+  t_index: number;
+  seed: number;
+  outcome: { accuracy: number | null; n_correct: number | null };
+}
+const keyOf = (c: Cell) =>
+  `${c.dataset.id}|${c.setting}|${c.labels}|${c.algorithm.name}|${c.t_index}|${c.seed}`;
+const cellsOf = (file: string) =>
+  new Map((JSON.parse(readFileSync(file, 'utf8')).cells as Cell[]).map((c) => [keyOf(c), c.outcome]));
 
-const PLAN = ['--dataset', 'iris', '--setting', 'distribution,label', '--labels', '5', '--algorithms', 'xgb,lp,ls', '--seeds', '0-1', '--t', '0,0.6,1', '--quiet'];
+const PLAN = [
+  '--dataset',
+  'iris',
+  '--setting',
+  'distribution,label',
+  '--labels',
+  '5',
+  '--algorithms',
+  'xgb,lp,ls',
+  '--seeds',
+  '0-1',
+  '--t',
+  '0,0.6,1',
+  '--quiet',
+];
 
 describe('sharded runs from a scheduler, merged', () => {
   it('two Slurm array tasks and their merge equal one unsharded run, cell for cell', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rac-shard-'));
-    const slurm = (id: number) => ({ SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_MIN: '0', SLURM_ARRAY_TASK_MAX: '1', SLURM_ARRAY_TASK_COUNT: '2' });
+    const slurm = (id: number) => ({
+      SLURM_ARRAY_TASK_ID: String(id),
+      SLURM_ARRAY_TASK_MIN: '0',
+      SLURM_ARRAY_TASK_MAX: '1',
+      SLURM_ARRAY_TASK_COUNT: '2',
+    });
     const [a, b, whole] = await Promise.all([
       cli(['run', ...PLAN, '--shard', 'auto', '--out', join(dir, 'shard-0.json')], slurm(0)),
       cli(['run', ...PLAN, '--shard', 'auto', '--out', join(dir, 'shard-1.json')], slurm(1)),
@@ -44,7 +81,13 @@ describe('sharded runs from a scheduler, merged', () => {
     for (const k of s0.keys()) expect(s1.has(k)).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, 'shard-1.json'), 'utf8')).env.shard).toBe('2/2');
 
-    const merged = await cli(['merge', join(dir, 'shard-0.json'), join(dir, 'shard-1.json'), '--out', join(dir, 'all.json')]);
+    const merged = await cli([
+      'merge',
+      join(dir, 'shard-0.json'),
+      join(dir, 'shard-1.json'),
+      '--out',
+      join(dir, 'all.json'),
+    ]);
     expect(merged.code, merged.stderr).toBe(0);
     const all = cellsOf(join(dir, 'all.json'));
     const ref = cellsOf(join(dir, 'whole.json'));
@@ -55,10 +98,21 @@ describe('sharded runs from a scheduler, merged', () => {
 
   it('a Kubernetes pod takes its shard from JOB_COMPLETION_INDEX and says where it came from', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rac-k8s-'));
-    const noCount = await cli(['run', ...PLAN, '--shard', 'auto', '--out', join(dir, 'x.json')], { JOB_COMPLETION_INDEX: '1' });
+    const noCount = await cli(['run', ...PLAN, '--shard', 'auto', '--out', join(dir, 'x.json')], {
+      JOB_COMPLETION_INDEX: '1',
+    });
     expect(noCount.code).not.toBe(0);
     expect(noCount.stderr).toMatch(/--shard-count N or set RAC_SHARD_COUNT/);
-    const args = ['run', ...PLAN.filter((a) => a !== '--quiet'), '--shard', 'auto', '--shard-count', '3', '--out', join(dir, 'x.json')];
+    const args = [
+      'run',
+      ...PLAN.filter((a) => a !== '--quiet'),
+      '--shard',
+      'auto',
+      '--shard-count',
+      '3',
+      '--out',
+      join(dir, 'x.json'),
+    ];
     const r = await cli(args, { JOB_COMPLETION_INDEX: '2' });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/shard 3\/3 \(kubernetes\)/);
@@ -67,9 +121,25 @@ describe('sharded runs from a scheduler, merged', () => {
 
   it('--backend webgpu runs cells on Dawn and records the backend and adapter', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rac-webgpu-'));
-    const one = ['run', '--dataset', 'wine', '--setting', 'feature', '--labels', '5', '--algorithms', 'ls,xgb', '--seeds', '0', '--t', '0.4'];
+    const one = [
+      'run',
+      '--dataset',
+      'wine',
+      '--setting',
+      'feature',
+      '--labels',
+      '5',
+      '--algorithms',
+      'ls,xgb',
+      '--seeds',
+      '0',
+      '--t',
+      '0.4',
+    ];
     const [gpu, wasm] = await Promise.all([
-      cli([...one, '--backend', 'webgpu', '--out', join(dir, 'gpu.json')], { VK_ICD_FILENAMES: '/usr/lib/chromium/vk_swiftshader_icd.json' }),
+      cli([...one, '--backend', 'webgpu', '--out', join(dir, 'gpu.json')], {
+        VK_ICD_FILENAMES: '/usr/lib/chromium/vk_swiftshader_icd.json',
+      }),
       cli([...one, '--out', join(dir, 'wasm.json')]),
     ]);
     expect(gpu.code, gpu.stderr).toBe(0);

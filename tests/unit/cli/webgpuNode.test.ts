@@ -17,34 +17,54 @@ const SWIFTSHADER_ICD = process.env.RAC_VK_ICD ?? '/usr/lib/chromium/vk_swiftsha
 interface Probe {
   backend: string;
   tfBackend: string;
-  info: { backend: string; adapter: Record<string, string> | null; adapterText: string | null; software: boolean } | null;
+  info: {
+    backend: string;
+    adapter: Record<string, string> | null;
+    adapterText: string | null;
+    software: boolean;
+  } | null;
   loss: number;
   grad: number[];
   probs: number[];
   rowSums: number[];
 }
 
-function run(backend: string, env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+function run(
+  backend: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx/esm', probe, backend],
       { cwd: root, env: { ...process.env, ...env }, timeout: 170_000, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout, err: stderr }),
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+          out: stdout,
+          err: stderr,
+        }),
     );
   });
 }
 
 function maxRelative(a: number[], b: number[]): number {
   let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(1e-3, Math.abs(b[i])));
+  for (let i = 0; i < a.length; i++)
+    worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(1e-3, Math.abs(b[i])));
   return worst;
 }
 
 describe('rac-bench --backend webgpu under Node (Dawn)', () => {
   it('runs the tfjs WebGPU kernels on a Vulkan adapter and agrees with wasm to 1e-4', async () => {
-    expect(existsSync(SWIFTSHADER_ICD), `${SWIFTSHADER_ICD} (Debian's chromium package) is needed as the stand-in GPU`).toBe(true);
-    const [gpu, wasm] = await Promise.all([run('webgpu', { VK_ICD_FILENAMES: SWIFTSHADER_ICD }), run('wasm')]);
+    expect(
+      existsSync(SWIFTSHADER_ICD),
+      `${SWIFTSHADER_ICD} (Debian's chromium package) is needed as the stand-in GPU`,
+    ).toBe(true);
+    const [gpu, wasm] = await Promise.all([
+      run('webgpu', { VK_ICD_FILENAMES: SWIFTSHADER_ICD }),
+      run('wasm'),
+    ]);
     expect(gpu.code, gpu.err).toBe(0);
     expect(wasm.code, wasm.err).toBe(0);
     const g = JSON.parse(gpu.out) as Probe;

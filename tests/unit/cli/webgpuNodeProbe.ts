@@ -12,7 +12,13 @@ const rng = new MT19937(7);
 const values = (n: number) => Float32Array.from({ length: n }, () => rng.random() * 2 - 1);
 const x = tf.tensor2d(values(64 * 16), [64, 16]);
 const w = tf.variable(tf.tensor2d(values(16 * 5), [16, 5]));
-const labels = tf.oneHot(tf.tensor1d(Array.from({ length: 64 }, (_, i) => i % 5), 'int32'), 5);
+const labels = tf.oneHot(
+  tf.tensor1d(
+    Array.from({ length: 64 }, (_, i) => i % 5),
+    'int32',
+  ),
+  5,
+);
 const loss = () => tf.losses.softmaxCrossEntropy(labels, tf.matMul(x, w)) as tf.Scalar;
 const { value, grads } = tf.variableGrads(loss);
 const probs = tf.softmax(tf.matMul(x, w));

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
-export const fixture = (name: string): Uint8Array => new Uint8Array(readFileSync(`${root}tests/fixtures/data/${name}`));
+export const fixture = (name: string): Uint8Array =>
+  new Uint8Array(readFileSync(`${root}tests/fixtures/data/${name}`));
 export const publicFile = (path: string): Uint8Array => new Uint8Array(readFileSync(`${root}public/${path}`));
 
 export type Behaviour =
@@ -15,7 +16,11 @@ export type Behaviour =
 /** A body streamed in chunks; 'cut' ends (or errors) after `at` bytes while announcing the full length. */
 export function respond(b: Behaviour): Response {
   if (b.kind === 'down') throw new TypeError('fetch failed');
-  if (b.kind === 'status') return new Response('nope', { status: b.status, statusText: b.status === 404 ? 'Not Found' : 'Service Unavailable' });
+  if (b.kind === 'status')
+    return new Response('nope', {
+      status: b.status,
+      statusText: b.status === 404 ? 'Not Found' : 'Service Unavailable',
+    });
   const bytes = b.bytes;
   const end = b.kind === 'cut' ? b.at : bytes.length;
   const chunk = b.kind === 'ok' && b.chunk ? b.chunk : 16384;
@@ -35,7 +40,9 @@ export function respond(b: Behaviour): Response {
 }
 
 /** A fetch that answers by URL prefix and records every URL it was asked for. */
-export function scriptedFetch(routes: Record<string, Behaviour | (() => Behaviour)>): typeof fetch & { calls: string[] } {
+export function scriptedFetch(
+  routes: Record<string, Behaviour | (() => Behaviour)>,
+): typeof fetch & { calls: string[] } {
   const calls: string[] = [];
   const f = (async (input: RequestInfo | URL) => {
     const url = String(input instanceof Request ? input.url : input);

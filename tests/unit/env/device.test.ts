@@ -1,13 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import {
-  adapterFactsOf, badgeText, chooseBackend, describeAdapter, fallbackReason, initOrder,
-  parseBackendPref, softwareAdapterName, type AdapterFacts, type BackendName,
+  adapterFactsOf,
+  badgeText,
+  chooseBackend,
+  describeAdapter,
+  fallbackReason,
+  initOrder,
+  parseBackendPref,
+  softwareAdapterName,
+  type AdapterFacts,
+  type BackendName,
 } from '../../../src/lib/env/device.ts';
 
 // Exactly what headless Chromium 156 reports for SwiftShader (PLATFORM-NOTES.md).
-const SWIFTSHADER: AdapterFacts = { vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true };
-const NVIDIA: AdapterFacts = { vendor: 'nvidia', architecture: 'ampere', device: '', description: '', isFallbackAdapter: false };
-const LLVMPIPE_UNFLAGGED: AdapterFacts = { vendor: 'mesa', architecture: '', device: '', description: 'llvmpipe (LLVM 15.0.6, 256 bits)', isFallbackAdapter: false };
+const SWIFTSHADER: AdapterFacts = {
+  vendor: 'google',
+  architecture: 'swiftshader',
+  device: '',
+  description: '',
+  isFallbackAdapter: true,
+};
+const NVIDIA: AdapterFacts = {
+  vendor: 'nvidia',
+  architecture: 'ampere',
+  device: '',
+  description: '',
+  isFallbackAdapter: false,
+};
+const LLVMPIPE_UNFLAGGED: AdapterFacts = {
+  vendor: 'mesa',
+  architecture: '',
+  device: '',
+  description: 'llvmpipe (LLVM 15.0.6, 256 bits)',
+  isFallbackAdapter: false,
+};
 const ALL: BackendName[] = ['webgpu', 'webgl', 'wasm', 'cpu'];
 
 describe('softwareAdapterName', () => {
@@ -18,11 +44,21 @@ describe('softwareAdapterName', () => {
     expect(softwareAdapterName(LLVMPIPE_UNFLAGGED)).toBe('llvmpipe');
   });
   it('trusts the flag when the strings say nothing', () => {
-    expect(softwareAdapterName({ ...NVIDIA, vendor: '', architecture: '', isFallbackAdapter: true })).toBe('software');
+    expect(softwareAdapterName({ ...NVIDIA, vendor: '', architecture: '', isFallbackAdapter: true })).toBe(
+      'software',
+    );
   });
   it('returns null for a hardware adapter', () => {
     expect(softwareAdapterName(NVIDIA)).toBeNull();
-    expect(softwareAdapterName({ vendor: 'apple', architecture: 'metal-3', device: '', description: 'Apple M2', isFallbackAdapter: false })).toBeNull();
+    expect(
+      softwareAdapterName({
+        vendor: 'apple',
+        architecture: 'metal-3',
+        device: '',
+        description: 'Apple M2',
+        isFallbackAdapter: false,
+      }),
+    ).toBeNull();
   });
 });
 
@@ -56,7 +92,10 @@ describe('chooseBackend (auto)', () => {
 
 describe('chooseBackend (override)', () => {
   it('honours an available override, even a slow one', () => {
-    expect(chooseBackend(SWIFTSHADER, 'webgpu', ALL)).toEqual({ backend: 'webgpu', reason: 'You chose WebGPU.' });
+    expect(chooseBackend(SWIFTSHADER, 'webgpu', ALL)).toEqual({
+      backend: 'webgpu',
+      reason: 'You chose WebGPU.',
+    });
     expect(chooseBackend(NVIDIA, 'cpu', ALL)).toEqual({ backend: 'cpu', reason: 'You chose CPU.' });
   });
   it('falls back with a reason when WebGPU is asked for but there is no adapter', () => {
@@ -103,8 +142,13 @@ describe('labels and parsing', () => {
     expect(parseBackendPref(null)).toBe('auto');
   });
   it('reads adapter facts from new (info.isFallbackAdapter) and old (adapter.isFallbackAdapter) Chromium', () => {
-    expect(adapterFactsOf({ info: { vendor: 'google', architecture: 'swiftshader', isFallbackAdapter: true } })).toEqual(SWIFTSHADER);
-    expect(adapterFactsOf({ info: { vendor: 'google', architecture: 'swiftshader' }, isFallbackAdapter: true }).isFallbackAdapter).toBe(true);
+    expect(
+      adapterFactsOf({ info: { vendor: 'google', architecture: 'swiftshader', isFallbackAdapter: true } }),
+    ).toEqual(SWIFTSHADER);
+    expect(
+      adapterFactsOf({ info: { vendor: 'google', architecture: 'swiftshader' }, isFallbackAdapter: true })
+        .isFallbackAdapter,
+    ).toBe(true);
     expect(adapterFactsOf({}).isFallbackAdapter).toBe(false);
   });
 });

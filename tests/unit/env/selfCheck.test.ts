@@ -19,6 +19,8 @@ describe('self-check reference', () => {
   it('reports the largest absolute difference and propagates NaN', () => {
     expect(maxAbsDiff([1, 2, 3], [1, 2.5, 2])).toBe(1);
     expect(maxAbsDiff([1, NaN, 3], [1, 2, 3])).toBeNaN();
-    expect(() => maxAbsDiff([1], [1, 2])).toThrow('maxAbsDiff: expected arrays of equal length, got 1 and 2.');
+    expect(() => maxAbsDiff([1], [1, 2])).toThrow(
+      'maxAbsDiff: expected arrays of equal length, got 1 and 2.',
+    );
   });
 });

@@ -10,7 +10,9 @@ describe('url hash', () => {
     expect(parseHash('#/run?backend=tpu')).toEqual({ page: 'run', fields: { backend: 'auto' } });
   });
   it('writes v=1 first and leaves defaults out', () => {
-    expect(formatHash({ page: 'results', fields: { backend: 'webgpu' } })).toBe('#/results?v=1&backend=webgpu');
+    expect(formatHash({ page: 'results', fields: { backend: 'webgpu' } })).toBe(
+      '#/results?v=1&backend=webgpu',
+    );
     expect(formatHash({ page: 'home', fields: { backend: 'auto' } })).toBe('#/');
   });
   it('changes one field or the page and keeps the rest', () => {
@@ -23,13 +25,21 @@ describe('url hash', () => {
 describe('url hash: plan, view and results fields', () => {
   // Imported lazily so the block above stays as it was.
   it('round-trips a plan through readable keys and back', async () => {
-    const { formatHash, planFromFields, planToFields, readHash } = await import('../../../src/lib/share/urlState.ts');
+    const { formatHash, planFromFields, planToFields, readHash } =
+      await import('../../../src/lib/share/urlState.ts');
     const { classroomPlan } = await import('../../../src/lib/suite/presets.ts');
     const plan = classroomPlan();
     const hash = formatHash({ page: 'run', fields: planToFields(plan) });
-    expect(hash).toBe('#/run?v=1&preset=classroom&ds=iris,wine&set=all&labels=5,10&alg=xgb,lp,ls,ssgmm&seeds=0-2&t=all');
+    expect(hash).toBe(
+      '#/run?v=1&preset=classroom&ds=iris,wine&set=all&labels=5,10&alg=xgb,lp,ls,ssgmm&seeds=0-2&t=all',
+    );
     expect(planFromFields(readHash(hash).fields)).toEqual(plan);
-    const readme = { ...plan, mode: 'readme' as const, tIndices: [0, 3], options: { ...plan.options, scaler: 'labeled' as const } };
+    const readme = {
+      ...plan,
+      mode: 'readme' as const,
+      tIndices: [0, 3],
+      options: { ...plan.options, scaler: 'labeled' as const },
+    };
     const h2 = formatHash({ page: 'run', fields: planToFields(readme) });
     expect(h2).toContain('&t=0,0.6&mode=readme');
     expect(h2).not.toContain('scaler');
@@ -46,20 +56,33 @@ describe('url hash: plan, view and results fields', () => {
     expect(readHash('#/results?v=7&form=code').notices[0]).toMatch(/newer version of RAC Bench \(v=7\)/);
   });
   it('writes the view state and keeps results fields on the Results page only', async () => {
-    const { formatHash, readHash, viewFromFields, viewToFields, withPage } = await import('../../../src/lib/share/urlState.ts');
-    const view = { metricForm: 'code' as const, pt: { kind: 'beta' as const, alpha: 2, beta: 5 }, hidden: ['lp'], explain: ['auc' as const, 'wa' as const], sort: { column: 'auc', dir: 'desc' as const } };
+    const { formatHash, readHash, viewFromFields, viewToFields, withPage } =
+      await import('../../../src/lib/share/urlState.ts');
+    const view = {
+      metricForm: 'code' as const,
+      pt: { kind: 'beta' as const, alpha: 2, beta: 5 },
+      hidden: ['lp'],
+      explain: ['auc' as const, 'wa' as const],
+      sort: { column: 'auc', dir: 'desc' as const },
+    };
     const hash = formatHash({ page: 'results', fields: { ...viewToFields(view), r: '1.abc', ds: ['iris'] } });
-    expect(hash).toBe('#/results?v=1&ds=iris&form=code&pt=beta:2,5&hide=lp&explain=auc,wa&sort=auc:desc&r=1.abc');
+    expect(hash).toBe(
+      '#/results?v=1&ds=iris&form=code&pt=beta:2,5&hide=lp&explain=auc,wa&sort=auc:desc&r=1.abc',
+    );
     expect(viewFromFields(readHash(hash).fields)).toEqual(view);
     expect(withPage(hash, 'run')).toBe('#/run?v=1&ds=iris');
-    expect(withPage(hash, 'compare')).toBe('#/compare?v=1&ds=iris&form=code&pt=beta:2,5&hide=lp&explain=auc,wa&sort=auc:desc');
+    expect(withPage(hash, 'compare')).toBe(
+      '#/compare?v=1&ds=iris&form=code&pt=beta:2,5&hide=lp&explain=auc,wa&sort=auc:desc',
+    );
   });
 });
 
 describe('url hash: keys of other modules', () => {
   it('withField keeps keys it does not know; withPage drops them', async () => {
     const { withField, withPage } = await import('../../../src/lib/share/urlState.ts');
-    expect(withField('#/learn?v=1&toy_seed=7&slider_hide=1', 'backend', 'cpu')).toBe('#/learn?v=1&backend=cpu&toy_seed=7&slider_hide=1');
+    expect(withField('#/learn?v=1&toy_seed=7&slider_hide=1', 'backend', 'cpu')).toBe(
+      '#/learn?v=1&backend=cpu&toy_seed=7&slider_hide=1',
+    );
     expect(withField('#/learn?v=1&backend=cpu&toy_seed=7', 'backend', 'auto')).toBe('#/learn?v=1&toy_seed=7');
     expect(withPage('#/learn?v=1&backend=cpu&toy_seed=7', 'about')).toBe('#/about?v=1&backend=cpu');
   });

@@ -1,25 +1,61 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { curveStats, groupPanels, IncrementalCurves, panelCurves, type Panel } from '../../../src/lib/suite/curves.ts';
+import {
+  curveStats,
+  groupPanels,
+  IncrementalCurves,
+  panelCurves,
+  type Panel,
+} from '../../../src/lib/suite/curves.ts';
 import type { CellResult } from '../../../src/lib/suite/schema.ts';
 import { T_GRID } from '../../../src/lib/types.ts';
 import { validCell } from '../schema/fixtures.ts';
 
 const isBaseline = (name: string) => name === 'xgb' || name === 'ftt';
 
-function cell(p: { algorithm?: string; setting?: string; tIndex: number; seed: number; acc: number | null; quirks?: string }): CellResult {
-  const c = validCell({ t: T_GRID[p.tIndex], t_index: p.tIndex, seed: p.seed, setting: p.setting ?? 'distribution' }) as unknown as CellResult;
+function cell(p: {
+  algorithm?: string;
+  setting?: string;
+  tIndex: number;
+  seed: number;
+  acc: number | null;
+  quirks?: string;
+}): CellResult {
+  const c = validCell({
+    t: T_GRID[p.tIndex],
+    t_index: p.tIndex,
+    seed: p.seed,
+    setting: p.setting ?? 'distribution',
+  }) as unknown as CellResult;
   c.algorithm = { ...c.algorithm, name: p.algorithm ?? 'lp' };
   c.protocol = { ...c.protocol, quirks: (p.quirks ?? 'rsb') as 'rsb' };
   c.outcome =
     p.acc === null
-      ? { status: 'failed', reason: 'boom', accuracy: null, n_correct: 0, n_test: 100, n_nan_rows: 0, flattened_from_t0: false }
-      : { status: 'ok', accuracy: p.acc, n_correct: Math.round(p.acc * 100), n_test: 100, n_nan_rows: 0, flattened_from_t0: false };
+      ? {
+          status: 'failed',
+          reason: 'boom',
+          accuracy: null,
+          n_correct: 0,
+          n_test: 100,
+          n_nan_rows: 0,
+          flattened_from_t0: false,
+        }
+      : {
+          status: 'ok',
+          accuracy: p.acc,
+          n_correct: Math.round(p.acc * 100),
+          n_test: 100,
+          n_nan_rows: 0,
+          flattened_from_t0: false,
+        };
   return c;
 }
 
 /** One cell per (t, seed) from per-seed curves. */
-function curveCells(perSeed: number[][], extra: { algorithm?: string; setting?: string; quirks?: string } = {}): CellResult[] {
+function curveCells(
+  perSeed: number[][],
+  extra: { algorithm?: string; setting?: string; quirks?: string } = {},
+): CellResult[] {
   return perSeed.flatMap((accs, seed) => accs.map((acc, tIndex) => cell({ ...extra, tIndex, seed, acc })));
 }
 
@@ -42,8 +78,12 @@ describe('curveStats', () => {
   });
 
   it('rejects a wrong number of t lists and out-of-range accuracies', () => {
-    expect(() => curveStats([[0.5], [0.5]])).toThrow('curveStats: expected 6 lists of accuracies (one per t), got 2.');
-    expect(() => curveStats([[0.5], [0.5], [85], [], [], []])).toThrow('curveStats: accuracy 0 at t=0.4 is 85; expected a number in [0, 1].');
+    expect(() => curveStats([[0.5], [0.5]])).toThrow(
+      'curveStats: expected 6 lists of accuracies (one per t), got 2.',
+    );
+    expect(() => curveStats([[0.5], [0.5], [85], [], [], []])).toThrow(
+      'curveStats: accuracy 0 at t=0.4 is 85; expected a number in [0, 1].',
+    );
     expect(() => curveStats([[NaN], [], [], [], [], []])).toThrow(/is NaN/);
   });
 });
@@ -57,7 +97,14 @@ describe('panelCurves', () => {
 
   it('averages seeds into a curve and scores it in both forms (E1)', () => {
     const [c] = panelCurves(curveCells(seedsE1), { isBaseline });
-    expect([c.dataset, c.setting, c.labels, c.algorithm, c.family, c.baseline]).toEqual(['iris', 'distribution', 5, 'lp', 'statistical', false]);
+    expect([c.dataset, c.setting, c.labels, c.algorithm, c.family, c.baseline]).toEqual([
+      'iris',
+      'distribution',
+      5,
+      'lp',
+      'statistical',
+      false,
+    ]);
     [0.9, 0.85, 0.8, 0.8, 0.7, 0.6].forEach((m, i) => close(c.mean[i], m));
     [0.02, 0.01, 0.01, 0, 0.01, 0].forEach((s, i) => close(c.std[i], s));
     expect(c.nSeeds).toEqual([2, 2, 2, 2, 2, 2]);
@@ -106,9 +153,16 @@ describe('panelCurves', () => {
       ...curveCells(seedsE1, { algorithm: 'lp', setting: 'label' }),
     ];
     const curves = panelCurves(cells, { isBaseline });
-    expect(curves.map((c) => `${c.setting}/${c.algorithm}`)).toEqual(['distribution/lp', 'distribution/ls', 'label/lp']);
+    expect(curves.map((c) => `${c.setting}/${c.algorithm}`)).toEqual([
+      'distribution/lp',
+      'distribution/ls',
+      'label/lp',
+    ]);
     const panels = groupPanels(curves);
-    expect(panels.map((p) => [p.setting, p.curves.length])).toEqual([['distribution', 2], ['label', 1]]);
+    expect(panels.map((p) => [p.setting, p.curves.length])).toEqual([
+      ['distribution', 2],
+      ['label', 1],
+    ]);
   });
 
   it('never pools cells that ran under different quirks', () => {
@@ -142,7 +196,9 @@ describe('panelCurves', () => {
 });
 
 describe('IncrementalCurves', () => {
-  const fixture = (JSON.parse(readFileSync('tests/fixtures/runs/classroom.json', 'utf8')) as { cells: CellResult[] }).cells;
+  const fixture = (
+    JSON.parse(readFileSync('tests/fixtures/runs/classroom.json', 'utf8')) as { cells: CellResult[] }
+  ).cells;
   // Streaming order: cells finish interleaved across panels (by seed, then t), not panel by panel.
   const streamed = [...fixture].sort((a, b) => a.seed - b.seed || a.t_index - b.t_index);
   // Late arrivals that must not pool with the rest: another protocol (a new curve inside an old
@@ -156,7 +212,7 @@ describe('IncrementalCurves', () => {
     const inc = new IncrementalCurves({ isBaseline });
     let prev = new Map<string, Panel>();
     let checked = 0;
-    for (let end = 0, step = 1; end < cells.length; step = (step * 3) % 97 + 1) {
+    for (let end = 0, step = 1; end < cells.length; step = ((step * 3) % 97) + 1) {
       const prefix = cells.slice(0, Math.min(cells.length, end + step));
       const added = new Set(prefix.slice(end).map((c) => `${c.dataset.id}|${c.setting}|${c.labels}`));
       end = prefix.length;

@@ -25,7 +25,11 @@ describe('regularizedIncompleteBeta against mpmath (50 digits)', () => {
   });
 
   it('obeys the symmetry I_x(a,b) = 1 − I_{1−x}(b,a)', () => {
-    for (const [x, a, b] of [[0.3, 2, 5], [0.9, 0.5, 7], [0.45, 20, 30]]) {
+    for (const [x, a, b] of [
+      [0.3, 2, 5],
+      [0.9, 0.5, 7],
+      [0.45, 20, 30],
+    ]) {
       expect(regularizedIncompleteBeta(x, a, b) + regularizedIncompleteBeta(1 - x, b, a)).toBeCloseTo(1, 14);
     }
   });
@@ -58,22 +62,34 @@ describe('logGamma / logBeta', () => {
 describe('regularizedIncompleteBeta at large and tiny shapes (issue 12, row 6)', () => {
   const cases = largeGoldens as { x: number; a: number; b: number; value: number }[];
   // One shape small and the other huge: the continued fraction loses digits near the mean (documented in incompleteBeta.ts).
-  const lopsided = (c: { a: number; b: number }) => Math.min(c.a, c.b) < 1e8 && Math.max(c.a, c.b) >= 1e5 * Math.min(c.a, c.b);
+  const lopsided = (c: { a: number; b: number }) =>
+    Math.min(c.a, c.b) < 1e8 && Math.max(c.a, c.b) >= 1e5 * Math.min(c.a, c.b);
   it(`converges and matches ${cases.length} mpmath values (quad of the density, 40+ digits): 1e-11, lopsided shapes 1e-5`, () => {
     let worst = 0;
     let worstLopsided = 0;
     for (const c of cases) {
       const got = regularizedIncompleteBeta(c.x, c.a, c.b);
       const err = Math.abs(got - c.value);
-      expect(err, `I_${c.x}(${c.a}, ${c.b}) = ${got}, want ${c.value}`).toBeLessThanOrEqual(lopsided(c) ? 1e-5 : 1e-11);
+      expect(err, `I_${c.x}(${c.a}, ${c.b}) = ${got}, want ${c.value}`).toBeLessThanOrEqual(
+        lopsided(c) ? 1e-5 : 1e-11,
+      );
       if (lopsided(c)) worstLopsided = Math.max(worstLopsided, err);
       else worst = Math.max(worst, err);
     }
-    console.log(`large/tiny shapes: ${cases.length} values, worst |error| ${worst.toExponential(2)} (lopsided ${worstLopsided.toExponential(2)})`);
+    console.log(
+      `large/tiny shapes: ${cases.length} values, worst |error| ${worst.toExponential(2)} (lopsided ${worstLopsided.toExponential(2)})`,
+    );
   });
 
   it('never throws for accepted P_T shapes, and is monotone in x around the mean of Beta(1e100, 2e100)', () => {
-    for (const [a, b] of [[1e300, 1e300], [1e-6, 1e300], [1e300, 1e-6], [1e-6, 1e-6], [1e100, 1], [1, 1e100]]) {
+    for (const [a, b] of [
+      [1e300, 1e300],
+      [1e-6, 1e300],
+      [1e300, 1e-6],
+      [1e-6, 1e-6],
+      [1e100, 1],
+      [1, 1e100],
+    ]) {
       for (const x of [0, 1e-300, 0.2, 0.5, 0.8, 1 - 1e-16, 1]) {
         const v = regularizedIncompleteBeta(x, a, b);
         expect(v >= 0 && v <= 1, `I_${x}(${a}, ${b}) = ${v}`).toBe(true);

@@ -23,16 +23,55 @@ function close(actual: number, expected: number, tol = TOL): void {
 describe('§8.3 worked examples', () => {
   const table = [
     {
-      a: E1, aucI: 0.78, aucC: 0.775, t0: 0.9, wa: 0.6, evmI: 0.3, evmC: 0.06, vsI: 0.035, vsC: 0.0374165738677,
-      rccI: -0.962708943886, rccC: -0.961571661807, intA2: 0.614666666667, intTA: 0.368, eaBeta: 0.833773714286, eaGrid: 0.80625,
+      a: E1,
+      aucI: 0.78,
+      aucC: 0.775,
+      t0: 0.9,
+      wa: 0.6,
+      evmI: 0.3,
+      evmC: 0.06,
+      vsI: 0.035,
+      vsC: 0.0374165738677,
+      rccI: -0.962708943886,
+      rccC: -0.961571661807,
+      intA2: 0.614666666667,
+      intTA: 0.368,
+      eaBeta: 0.833773714286,
+      eaGrid: 0.80625,
     },
     {
-      a: E2, aucI: 0.7, aucC: 0.7, t0: 0.6, wa: 0.6, evmI: 0.4, evmC: 0.08, vsI: 0.135, vsC: 0.0734846922835,
-      rccI: 0.862975823953, rccC: 0.83152184062, intA2: 0.491833333333, intTA: 0.360666666667, eaBeta: 0.676438857143, eaGrid: 0.675,
+      a: E2,
+      aucI: 0.7,
+      aucC: 0.7,
+      t0: 0.6,
+      wa: 0.6,
+      evmI: 0.4,
+      evmC: 0.08,
+      vsI: 0.135,
+      vsC: 0.0734846922835,
+      rccI: 0.862975823953,
+      rccC: 0.83152184062,
+      intA2: 0.491833333333,
+      intTA: 0.360666666667,
+      eaBeta: 0.676438857143,
+      eaGrid: 0.675,
     },
     {
-      a: E3, aucI: 0.8, aucC: 0.8, t0: 0.8, wa: 0.8, evmI: 0, evmC: 0, vsI: 0, vsC: 0,
-      rccI: NaN, rccC: NaN, intA2: 0.64, intTA: 0.4, eaBeta: 0.8, eaGrid: 0.8,
+      a: E3,
+      aucI: 0.8,
+      aucC: 0.8,
+      t0: 0.8,
+      wa: 0.8,
+      evmI: 0,
+      evmC: 0,
+      vsI: 0,
+      vsC: 0,
+      rccI: NaN,
+      rccC: NaN,
+      intA2: 0.64,
+      intTA: 0.4,
+      eaBeta: 0.8,
+      eaGrid: 0.8,
     },
   ];
   // The table prints 12 significant digits; those columns are compared to 1e-12 with the
@@ -75,7 +114,10 @@ describe('mpmath goldens (full precision)', () => {
     string,
     {
       a: number[];
-      integral: Record<string, number | null> & { eaBeta: Record<string, number>; eaGrid: Record<string, number> };
+      integral: Record<string, number | null> & {
+        eaBeta: Record<string, number>;
+        eaGrid: Record<string, number>;
+      };
       code: Record<string, number | null>;
     }
   >;
@@ -106,13 +148,16 @@ describe('mpmath goldens (full precision)', () => {
 
 describe('relations between the forms', () => {
   const curves = [E1, E2, [0.512, 0.733, 0.291, 0.944, 0.05, 0.377], [1, 0, 1, 0, 1, 0]];
-  it.each(curves.map((a) => [a.join(',')]))('code EVM = integral/5, code VS = √(integral VS)/5 for %s', (s) => {
-    const a = s.split(',').map(Number);
-    const I = integralMetrics(a);
-    const C = codeMetrics(a);
-    close(C.evm, I.evm / 5, 1e-15);
-    close(C.vs, Math.sqrt(I.vs) / 5, 1e-15);
-  });
+  it.each(curves.map((a) => [a.join(',')]))(
+    'code EVM = integral/5, code VS = √(integral VS)/5 for %s',
+    (s) => {
+      const a = s.split(',').map(Number);
+      const I = integralMetrics(a);
+      const C = codeMetrics(a);
+      close(C.evm, I.evm / 5, 1e-15);
+      close(C.vs, Math.sqrt(I.vs) / 5, 1e-15);
+    },
+  );
 
   it('beta(1,1) EA equals the uniform EA (= AUC)', () => {
     for (const a of curves) {
@@ -124,7 +169,11 @@ describe('relations between the forms', () => {
   it('grid EA with equal weights is the plain mean (= code AUC)', () => {
     for (const a of curves) {
       for (const w of [1, 0.5, 7]) {
-        close(integralMetrics(a, { kind: 'grid', weights: [w, w, w, w, w, w] }).ea, codeMetrics(a).auc, 1e-15);
+        close(
+          integralMetrics(a, { kind: 'grid', weights: [w, w, w, w, w, w] }).ea,
+          codeMetrics(a).auc,
+          1e-15,
+        );
       }
     }
   });
@@ -209,7 +258,11 @@ describe('input validation', () => {
     ['empty', [], /exactly 6 accuracies.*got 0/],
     ['NaN entry', [0.9, 0.8, NaN, 0.7, 0.6, 0.5], /a\[2\] \(t=0.4\) is NaN/],
     ['string entry', [0.9, 0.8, 0.7, '0.7', 0.6, 0.5], /a\[3\] \(t=0.6\) is 0.7; expected a number/],
-    ['percent', [90, 85, 80, 80, 70, 60], /a\[0\] \(t=0\) is 90; expected a fraction in \[0, 1\] \(not percent\)/],
+    [
+      'percent',
+      [90, 85, 80, 80, 70, 60],
+      /a\[0\] \(t=0\) is 90; expected a fraction in \[0, 1\] \(not percent\)/,
+    ],
     ['negative', [0.9, -0.1, 0.8, 0.8, 0.7, 0.6], /a\[1\] \(t=0.2\) is -0.1/],
     ['Infinity', [0.9, 0.8, 0.8, 0.8, 0.7, Infinity], /a\[5\] \(t=1\) is Infinity/],
     ['not an array', 'abc', /expected an array of 6 accuracies, got string/],
@@ -231,13 +284,29 @@ describe('input validation', () => {
     ['unknown kind', { kind: 'gauss' }, /unknown kind "gauss"; expected 'uniform', 'beta' or 'grid'/],
     ['alpha 0', { kind: 'beta', alpha: 0, beta: 2 }, /alpha must be a finite number > 0, got 0/],
     ['beta negative', { kind: 'beta', alpha: 1, beta: -2 }, /beta must be a finite number > 0, got -2/],
-    ['beta Infinity', { kind: 'beta', alpha: 1, beta: Infinity }, /beta must be a finite number > 0, got Infinity/],
+    [
+      'beta Infinity',
+      { kind: 'beta', alpha: 1, beta: Infinity },
+      /beta must be a finite number > 0, got Infinity/,
+    ],
     ['alpha NaN', { kind: 'beta', alpha: NaN, beta: 1 }, /alpha must be a finite number > 0, got NaN/],
     ['alpha missing', { kind: 'beta', beta: 1 }, /alpha must be a finite number > 0, got undefined/],
-    ['5 weights', { kind: 'grid', weights: [1, 1, 1, 1, 1] }, /exactly 6 weights \(one per t\), got 5 weights/],
+    [
+      '5 weights',
+      { kind: 'grid', weights: [1, 1, 1, 1, 1] },
+      /exactly 6 weights \(one per t\), got 5 weights/,
+    ],
     ['no weights', { kind: 'grid' }, /exactly 6 weights \(one per t\), got undefined/],
-    ['negative weight', { kind: 'grid', weights: [1, 1, -1, 1, 1, 1] }, /weight 2 must be a finite number ≥ 0, got -1/],
-    ['NaN weight', { kind: 'grid', weights: [1, 1, 1, 1, 1, NaN] }, /weight 5 must be a finite number ≥ 0, got NaN/],
+    [
+      'negative weight',
+      { kind: 'grid', weights: [1, 1, -1, 1, 1, 1] },
+      /weight 2 must be a finite number ≥ 0, got -1/,
+    ],
+    [
+      'NaN weight',
+      { kind: 'grid', weights: [1, 1, 1, 1, 1, NaN] },
+      /weight 5 must be a finite number ≥ 0, got NaN/,
+    ],
     ['zero sum', { kind: 'grid', weights: [0, 0, 0, 0, 0, 0] }, /weights sum to 0/],
   ];
   it.each(badPT)('rejects P_T %s', (_name, pt, message) => {

@@ -9,8 +9,11 @@ describe('P_T Beta range', () => {
   it('refuses shapes outside [1e-6, 1e300] with a message naming the range', () => {
     expect(PT_BETA_RANGE).toEqual({ min: 1e-6, max: 1e300 });
     expect(() => validatePT({ kind: 'beta', alpha: 1e301, beta: 1 })).toThrow(
-      'P_T beta: alpha must be between 0.000001 and 1e+300 (the range the incomplete beta is tested for), got 1e+301.');
-    expect(() => validatePT({ kind: 'beta', alpha: 1, beta: 1e-7 })).toThrow(/beta must be between 0\.000001 and 1e\+300/);
+      'P_T beta: alpha must be between 0.000001 and 1e+300 (the range the incomplete beta is tested for), got 1e+301.',
+    );
+    expect(() => validatePT({ kind: 'beta', alpha: 1, beta: 1e-7 })).toThrow(
+      /beta must be between 0\.000001 and 1e\+300/,
+    );
     expect(() => validatePT({ kind: 'beta', alpha: 1e300, beta: 1e-6 })).not.toThrow();
   });
 

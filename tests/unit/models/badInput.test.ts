@@ -32,7 +32,8 @@ function blobs(n: number, k: number, seed: number): { X: Matrix; y: Int32Array }
 const L = blobs(12, 3, 1);
 const U = blobs(30, 3, 2);
 const ctx = () => ({ rng: new MT19937(0) });
-const create = (id: string) => getAlgorithm(id).create({ mode: 'rsb', options: defaultModelOptions(getAlgorithm(id), 'rsb') });
+const create = (id: string) =>
+  getAlgorithm(id).create({ mode: 'rsb', options: defaultModelOptions(getAlgorithm(id), 'rsb') });
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -51,17 +52,23 @@ describe.each(CATALOGUE.map((a) => a.id))('%s', (id) => {
 
   it('refuses a one-class dataset with a clear message', async () => {
     const m = await create(id);
-    await expect(m.fit(L.X, new Int32Array(12), U.X, 1, ctx())).rejects.toThrow(/k must be an integer ≥ 2 .*at least two classes/);
+    await expect(m.fit(L.X, new Int32Array(12), U.X, 1, ctx())).rejects.toThrow(
+      /k must be an integer ≥ 2 .*at least two classes/,
+    );
   });
 
   it('refuses NaN features and says where they are', async () => {
     const bad: Matrix = { ...L.X, data: L.X.data.slice() };
     bad.data[7] = NaN;
-    await expect((await create(id)).fit(bad, L.y, U.X, 3, ctx())).rejects.toThrow(/Xl has a non-finite value \(NaN\) at row 3, column 1/);
+    await expect((await create(id)).fit(bad, L.y, U.X, 3, ctx())).rejects.toThrow(
+      /Xl has a non-finite value \(NaN\) at row 3, column 1/,
+    );
     if (getAlgorithm(id).family === 'baseline') return; // supervised: never reads Xu
     const badU: Matrix = { ...U.X, data: U.X.data.slice() };
     badU.data[4] = Infinity;
-    await expect((await create(id)).fit(L.X, L.y, badU, 3, ctx())).rejects.toThrow(/Xu has a non-finite value \(Infinity\) at row 2, column 0/);
+    await expect((await create(id)).fit(L.X, L.y, badU, 3, ctx())).rejects.toThrow(
+      /Xu has a non-finite value \(Infinity\) at row 2, column 0/,
+    );
   });
 });
 
@@ -72,11 +79,17 @@ describe('hyperparameters out of range', () => {
     ['ls', () => new LabelSpreading({ alpha: 1 }), /'alpha' parameter of LabelSpreading must be .*\(0, 1\)/],
     ['ssgmm', () => new SSGMM({ maxIter: 0 }), /'maxIter' parameter of SSGMM must be/],
     ['tsvm', () => new TSVM({ Cl: 0 }), /'Cl' parameter of TSVM must be/],
-    ['tritraining', () => new TriTraining({ maxIter: 1.5 }), /'maxIter' parameter of TriTraining must be an integer/],
+    [
+      'tritraining',
+      () => new TriTraining({ maxIter: 1.5 }),
+      /'maxIter' parameter of TriTraining must be an integer/,
+    ],
     ['assemble', () => new Assemble({ beta: 2 }), /'beta' parameter of Assemble must be/],
   ];
   it.each(cases)('%s', async (_id, make, message) => {
-    const m = make() as unknown as { fit: (a: Matrix, b: Int32Array, c: Matrix, k: number, ctx: object) => Promise<unknown> };
+    const m = make() as unknown as {
+      fit: (a: Matrix, b: Int32Array, c: Matrix, k: number, ctx: object) => Promise<unknown>;
+    };
     await expect(m.fit(L.X, L.y, U.X, 3, ctx())).rejects.toThrow(message);
   });
   it('covers every registered algorithm', () => {

@@ -33,7 +33,8 @@ beforeAll(async () => {
 });
 
 describe.each(CATALOGUE.map((a) => a.id))('%s on the BaseEstimator shell', (id) => {
-  const create = () => getAlgorithm(id).create({ mode: 'rsb', options: defaultModelOptions(getAlgorithm(id), 'rsb') });
+  const create = () =>
+    getAlgorithm(id).create({ mode: 'rsb', options: defaultModelOptions(getAlgorithm(id), 'rsb') });
 
   it('freezes its params, refuses a concurrent fit, checks shapes and the fitted state', async () => {
     const m = await create();
@@ -47,7 +48,9 @@ describe.each(CATALOGUE.map((a) => a.id))('%s on the BaseEstimator shell', (id) 
     await first;
     const wrong: Matrix = { data: new Float32Array(3 * 5), rows: 5, cols: 3 };
     await expect(m.predictProba(wrong)).rejects.toThrow(InputError);
-    await expect(m.predictProba(wrong)).rejects.toThrow(`X has 3 features, but ${b.className} is expecting 2 features as input.`);
+    await expect(m.predictProba(wrong)).rejects.toThrow(
+      `X has 3 features, but ${b.className} is expecting 2 features as input.`,
+    );
     expect((await m.predictProba(U.X)).length).toBe(U.X.rows * 3);
     m.dispose();
     await expect(m.predictProba(U.X)).rejects.toThrow(`This ${b.className} instance is not fitted yet.`);
@@ -62,7 +65,9 @@ describe('params', () => {
   });
 
   it('nested learner params are validated with their path', async () => {
-    await expect(new TriTraining({ base: { maxDepth: 0 } }).fit(L.X, L.y, U.X, 3, { rng: mt(0) })).rejects.toThrow(
+    await expect(
+      new TriTraining({ base: { maxDepth: 0 } }).fit(L.X, L.y, U.X, 3, { rng: mt(0) }),
+    ).rejects.toThrow(
       "The 'maxDepth' parameter of TriTraining.base must be an integer in the range [1, 16]. Got 0 instead.",
     );
   });

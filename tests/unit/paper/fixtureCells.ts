@@ -27,17 +27,40 @@ export function readPaperFixture(name: string): { cells: FixtureCell[] } & Recor
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
-const env = { backend: 'cpu' as const, float_precision: 'float32', tfjs_version: 'n/a', app_version: 'test', device: 'vitest' };
+const env = {
+  backend: 'cpu' as const,
+  float_precision: 'float32',
+  tfjs_version: 'n/a',
+  app_version: 'test',
+  device: 'vitest',
+};
 
 /** Our result for each fixture cell, in fixture order. */
-export async function runFixtureCells(algorithm: string, cells: FixtureCell[], plan: RunPlanSpec = tabularStatisticalPlan()): Promise<CellResult[]> {
+export async function runFixtureCells(
+  algorithm: string,
+  cells: FixtureCell[],
+  plan: RunPlanSpec = tabularStatisticalPlan(),
+): Promise<CellResult[]> {
   const ds: Record<string, Dataset> = { iris: await loadEmbedded('iris'), wine: await loadEmbedded('wine') };
   const entry = getAlgorithm(algorithm);
   const out: CellResult[] = [];
   for (const c of cells) {
-    const coords = { dataset: c.dataset, setting: c.setting, labels: c.labels, algorithm, tIndex: c.t_index, seed: c.seed };
+    const coords = {
+      dataset: c.dataset,
+      setting: c.setting,
+      labels: c.labels,
+      algorithm,
+      tIndex: c.t_index,
+      seed: c.seed,
+    };
     const spec: CellSpec = { key: cellKey(coords), ...coords, derivedFromKey: null };
-    out.push(await runCell(ds[c.dataset], 'embedded', spec, plan, entry, { now: () => 0, isoTime: () => '2026-01-01T00:00:00.000Z', env }));
+    out.push(
+      await runCell(ds[c.dataset], 'embedded', spec, plan, entry, {
+        now: () => 0,
+        isoTime: () => '2026-01-01T00:00:00.000Z',
+        env,
+      }),
+    );
   }
   return out;
 }
@@ -47,6 +70,8 @@ export function perSeedDifferences(cells: FixtureCell[], ours: CellResult[]): st
   return cells.flatMap((c, i) => {
     const mine = ours[i].outcome.status === 'ok' ? ours[i].outcome.n_correct : null;
     const theirs = c.accuracy === null ? null : c.n_correct;
-    return mine === theirs ? [] : [`${c.dataset}|${c.setting}|${c.labels}|t${c.t_index}|seed ${c.seed}: ${theirs} → ${mine}`];
+    return mine === theirs
+      ? []
+      : [`${c.dataset}|${c.setting}|${c.labels}|t${c.t_index}|seed ${c.seed}: ${theirs} → ${mine}`];
   });
 }

@@ -13,6 +13,10 @@ describe('SSGMM = LAMDA-SSL port with the scipy ≤ 1.9 density, per seed (360 c
     expect(fixture.cells.length).toBe(360);
     const ours = await runFixtureCells('ssgmm', fixture.cells);
     expect(perSeedDifferences(fixture.cells, ours)).toEqual([]);
-    expect(ours.every((r) => r.algorithm.ssgmmSupport === 'ignore' && r.protocol.options.ssgmmSupport === 'ignore')).toBe(true);
+    expect(
+      ours.every(
+        (r) => r.algorithm.ssgmmSupport === 'ignore' && r.protocol.options.ssgmmSupport === 'ignore',
+      ),
+    ).toBe(true);
   }, 600_000);
 });

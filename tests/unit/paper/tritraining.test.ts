@@ -17,7 +17,9 @@ describe('Tri-Training = LAMDA-SSL port, per seed (360 cells)', () => {
     const ours = await runFixtureCells('tritraining', fixture.cells);
     expect(perSeedDifferences(fixture.cells, ours)).toEqual([]);
     const restarted = (xs: boolean[]) => xs.flatMap((r, i) => (r ? [i] : []));
-    expect(restarted(ours.map((r) => r.algorithm.tt_restart === true))).toEqual(restarted(fixture.cells.map((c) => c.restart === true)));
+    expect(restarted(ours.map((r) => r.algorithm.tt_restart === true))).toEqual(
+      restarted(fixture.cells.map((c) => c.restart === true)),
+    );
     expect(fixture.cells.some((c) => c.restart)).toBe(true); // wine · label · 5 · seed 0
     expect(ours.every((r) => r.protocol.version === '1.1.0')).toBe(true);
   }, 300_000);

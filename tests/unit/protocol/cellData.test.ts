@@ -47,7 +47,9 @@ describe('scaler (§6, StandardScaler-compatible)', () => {
     expect(s.scale[1]).toBe(1);
     expect(s.scale[2]).toBe(1);
     const Z = applyScaler(s, X, 4, 3);
-    expect(Array.from(Z.filter((_, i) => i % 3 === 0))).toEqual([-1.5, -0.5, 0.5, 1.5].map((v) => v / Math.sqrt(1.25)));
+    expect(Array.from(Z.filter((_, i) => i % 3 === 0))).toEqual(
+      [-1.5, -0.5, 0.5, 1.5].map((v) => v / Math.sqrt(1.25)),
+    );
     expect(Z.every((v) => Number.isFinite(v))).toBe(true);
     for (let r = 0; r < 4; r++) expect(Math.abs(Z[r * 3 + 1])).toBeLessThan(1e-15);
   });
@@ -59,25 +61,38 @@ describe('scaler (§6, StandardScaler-compatible)', () => {
 
 describe('buildCellData equals the Python oracle (sklearn StandardScaler) bit for bit', () => {
   const fx = readFixture<CellDataFixture>('cell_data.json');
-  it.each(fx.cells.map((c) => [`${c.dataset} ${c.mode} ${c.setting} labels=${c.labels} t=${c.tIndex} seed=${c.seed}`, c] as const))(
-    '%s',
-    async (_, c) => {
-      const ds = await loadEmbedded(c.dataset);
-      const split = makeSplit(ds, { setting: c.setting, labels: c.labels, tIndex: c.tIndex, seed: c.seed, mode: c.mode });
-      const cell = buildCellData64(ds, split, c.mode);
-      // Same operations in the same order as sklearn 1.2's first fit: equal bits, not just 1e-12.
-      expect(maxAbsDiff(cell.Xl, c.Xl)).toBe(0);
-      expect(maxAbsDiff(cell.Xu, c.Xu)).toBe(0);
-      expect(maxAbsDiff(cell.Xe, c.Xe)).toBe(0);
-      expect(Array.from(cell.yl)).toEqual(c.yl);
-      expect(Array.from(cell.ye)).toEqual(c.ye);
-      expect(cell.numClasses).toBe(c.m);
-      const f32 = buildCellData(ds, split, c.mode);
-      expect(f32.Xu.data).toBeInstanceOf(Float32Array);
-      expect([f32.Xl.rows, f32.Xl.cols, f32.Xu.rows, f32.Xe.rows]).toEqual([split.labeled.length, ds.d, split.unlabeled.length, split.test.length]);
-      expect(maxAbsDiff(f32.Xe.data, Float32Array.from(c.Xe))).toBe(0);
-    },
-  );
+  it.each(
+    fx.cells.map(
+      (c) =>
+        [`${c.dataset} ${c.mode} ${c.setting} labels=${c.labels} t=${c.tIndex} seed=${c.seed}`, c] as const,
+    ),
+  )('%s', async (_, c) => {
+    const ds = await loadEmbedded(c.dataset);
+    const split = makeSplit(ds, {
+      setting: c.setting,
+      labels: c.labels,
+      tIndex: c.tIndex,
+      seed: c.seed,
+      mode: c.mode,
+    });
+    const cell = buildCellData64(ds, split, c.mode);
+    // Same operations in the same order as sklearn 1.2's first fit: equal bits, not just 1e-12.
+    expect(maxAbsDiff(cell.Xl, c.Xl)).toBe(0);
+    expect(maxAbsDiff(cell.Xu, c.Xu)).toBe(0);
+    expect(maxAbsDiff(cell.Xe, c.Xe)).toBe(0);
+    expect(Array.from(cell.yl)).toEqual(c.yl);
+    expect(Array.from(cell.ye)).toEqual(c.ye);
+    expect(cell.numClasses).toBe(c.m);
+    const f32 = buildCellData(ds, split, c.mode);
+    expect(f32.Xu.data).toBeInstanceOf(Float32Array);
+    expect([f32.Xl.rows, f32.Xl.cols, f32.Xu.rows, f32.Xe.rows]).toEqual([
+      split.labeled.length,
+      ds.d,
+      split.unlabeled.length,
+      split.test.length,
+    ]);
+    expect(maxAbsDiff(f32.Xe.data, Float32Array.from(c.Xe))).toBe(0);
+  });
 });
 
 describe('buildCellData behaviour', () => {
@@ -86,7 +101,8 @@ describe('buildCellData behaviour', () => {
     const s = makeSplit(wine, { setting: 'feature', labels: 5, tIndex: 3, seed: 2, mode: 'rsb' });
     expect(s.maskedColumns).toHaveLength(8);
     const c = buildCellData64(wine, s, 'rsb');
-    for (let r = 0; r < c.nu; r++) for (const f of s.maskedColumns ?? []) expect(Math.abs(c.Xu[r * c.d + f])).toBeLessThan(1e-12);
+    for (let r = 0; r < c.nu; r++)
+      for (const f of s.maskedColumns ?? []) expect(Math.abs(c.Xu[r * c.d + f])).toBeLessThan(1e-12);
     // The unmasked columns of U are standardised on U itself.
     const free = [...Array(wine.d).keys()].filter((f) => !(s.maskedColumns ?? []).includes(f));
     for (const f of free) {
@@ -96,7 +112,8 @@ describe('buildCellData behaviour', () => {
     }
     // With the labeled scaler, the fill value (the raw labeled mean) maps to exactly 0.
     const labeledScaled = buildCellData64(wine, s, 'rsb', { scaler: 'labeled' });
-    for (let r = 0; r < c.nu; r++) for (const f of s.maskedColumns ?? []) expect(labeledScaled.Xu[r * c.d + f]).toBe(0);
+    for (let r = 0; r < c.nu; r++)
+      for (const f of s.maskedColumns ?? []) expect(labeledScaled.Xu[r * c.d + f]).toBe(0);
     const rd = makeSplit(wine, { setting: 'feature', labels: 5, tIndex: 3, seed: 2, mode: 'readme' });
     const cr = buildCellData64(wine, rd, 'readme');
     let masked = 0;
@@ -120,33 +137,41 @@ describe('buildCellData behaviour', () => {
     // OOD rows (class 1) are the last nUnlabeledOod rows of U.
     const tail = s.unlabeled.slice(s.unlabeled.length - s.nUnlabeledOod);
     expect(tail.every((r) => iris.y[r] === 1)).toBe(true);
-    expect(s.unlabeled.slice(0, s.unlabeled.length - s.nUnlabeledOod).every((r) => iris.y[r] !== 1)).toBe(true);
+    expect(s.unlabeled.slice(0, s.unlabeled.length - s.nUnlabeledOod).every((r) => iris.y[r] !== 1)).toBe(
+      true,
+    );
   });
 
-  it.each(['rsb', 'readme'] as const)('%s: no E row reaches L or U (except rsb distribution t=0), and L and E are identical across t', async (mode) => {
-    for (const id of ['iris', 'wine'] as const) {
-      const ds = await loadEmbedded(id);
-      for (const setting of ['distribution', 'feature', 'label'] as const) {
-        for (const seed of [0, 1, 2]) {
-          const cells = [0, 1, 2, 3, 4, 5].map((tIndex) => makeSplit(ds, { setting, labels: 10, tIndex, seed, mode }));
-          for (const s of cells) {
-            const test = new Set(s.test);
-            expect(s.labeled.some((r) => test.has(r))).toBe(false);
-            // The one exception, by design (§5.2): rsb distribution t=0 draws U from the near half.
-            const t0Overlap = mode === 'rsb' && setting === 'distribution' && s === cells[0];
-            if (!t0Overlap) expect(s.unlabeled.some((r) => test.has(r))).toBe(false);
-            expect(new Set(s.unlabeled).size).toBe(s.unlabeled.length);
-            expect(s.labeled).toEqual(cells[0].labeled);
-            expect(s.test).toEqual(cells[0].test);
+  it.each(['rsb', 'readme'] as const)(
+    '%s: no E row reaches L or U (except rsb distribution t=0), and L and E are identical across t',
+    async (mode) => {
+      for (const id of ['iris', 'wine'] as const) {
+        const ds = await loadEmbedded(id);
+        for (const setting of ['distribution', 'feature', 'label'] as const) {
+          for (const seed of [0, 1, 2]) {
+            const cells = [0, 1, 2, 3, 4, 5].map((tIndex) =>
+              makeSplit(ds, { setting, labels: 10, tIndex, seed, mode }),
+            );
+            for (const s of cells) {
+              const test = new Set(s.test);
+              expect(s.labeled.some((r) => test.has(r))).toBe(false);
+              // The one exception, by design (§5.2): rsb distribution t=0 draws U from the near half.
+              const t0Overlap = mode === 'rsb' && setting === 'distribution' && s === cells[0];
+              if (!t0Overlap) expect(s.unlabeled.some((r) => test.has(r))).toBe(false);
+              expect(new Set(s.unlabeled).size).toBe(s.unlabeled.length);
+              expect(s.labeled).toEqual(cells[0].labeled);
+              expect(s.test).toEqual(cells[0].test);
+            }
           }
         }
       }
-    }
-  });
+    },
+  );
 
   it('rsb distribution t=0 draws U from the near half, so it overlaps L ∪ E; t>0 does not', async () => {
     const iris = await loadEmbedded('iris');
-    const at = (tIndex: number) => makeSplit(iris, { setting: 'distribution', labels: 5, tIndex, seed: 0, mode: 'rsb' });
+    const at = (tIndex: number) =>
+      makeSplit(iris, { setting: 'distribution', labels: 5, tIndex, seed: 0, mode: 'rsb' });
     const t0 = at(0);
     const source = new Set([...t0.labeled, ...t0.test]);
     expect(t0.unlabeled.every((r) => source.has(r))).toBe(true);
@@ -159,6 +184,8 @@ describe('indicesSha256 (§10)', () => {
     const split = { labeled: [3, 1], test: [0], unlabeled: [2, 4] };
     expect(indicesJson(split)).toBe('[[3,1],[0],[2,4]]');
     // sha256('[[3,1],[0],[2,4]]') computed with Python hashlib.
-    expect(await indicesSha256(split)).toBe('b3a3c563ba551cb4fa87e8c1690f14287455b32d60d16cbb55b284ea67939c2d');
+    expect(await indicesSha256(split)).toBe(
+      'b3a3c563ba551cb4fa87e8c1690f14287455b32d60d16cbb55b284ea67939c2d',
+    );
   });
 });

@@ -7,14 +7,17 @@ import { loadLetter, readFixture, type FixtureHeader, type SplitCellFixture } fr
 const letter = loadLetter();
 
 describe.each(['iris', 'wine'] as const)('%s splits equal the Python reference (§3.6)', (id) => {
-  const fx = readFixture<{ header: FixtureHeader & { N: number; d: number }; cells: SplitCellFixture[] }>(`${id}.json`);
+  const fx = readFixture<{ header: FixtureHeader & { N: number; d: number }; cells: SplitCellFixture[] }>(
+    `${id}.json`,
+  );
 
   it(`covers every rsb and readme cell (numpy ${fx.header.numpy}, sklearn ${fx.header.sklearn})`, () => {
     const rsb = fx.cells.filter((c) => c.mode === 'rsb' && !c.options);
     const readme = fx.cells.filter((c) => c.mode === 'readme');
     expect(rsb).toHaveLength(3 * 2 * 5 * 6);
     expect(readme).toHaveLength(3 * 2 * 3 * 6);
-    if (id === 'iris') expect(fx.cells.filter((c) => c.options?.t0Stream === 'shared')).toHaveLength(2 * 5 * 6);
+    if (id === 'iris')
+      expect(fx.cells.filter((c) => c.options?.t0Stream === 'shared')).toHaveLength(2 * 5 * 6);
   });
 
   it('gives identical L, E, U, masks and kept classes in every cell', async () => {
@@ -85,21 +88,27 @@ describe.runIf(letter !== null)('letter splits equal the Python reference (diges
     let cells = 0;
     for (const c of fx.cells) {
       const where = `${c.mode} ${c.setting} labels=${c.labels} t=${c.tIndex} seed=${c.seed} ${JSON.stringify(c.options ?? {})}`;
-      const s = makeSplit(ds, { setting: c.setting, labels: c.labels, tIndex: c.tIndex, seed: c.seed, mode: c.mode, options: c.options });
-      expect([s.labeled.length, s.test.length, s.unlabeled.length, s.nUnlabeledOod, s.numClasses], where).toEqual([
-        c.nL,
-        c.nE,
-        c.nU,
-        c.ood,
-        c.m,
-      ]);
+      const s = makeSplit(ds, {
+        setting: c.setting,
+        labels: c.labels,
+        tIndex: c.tIndex,
+        seed: c.seed,
+        mode: c.mode,
+        options: c.options,
+      });
+      expect(
+        [s.labeled.length, s.test.length, s.unlabeled.length, s.nUnlabeledOod, s.numClasses],
+        where,
+      ).toEqual([c.nL, c.nE, c.nU, c.ood, c.m]);
       expect(await indicesSha256(s), where).toBe(c.indices);
       expect(s.maskedColumns, where).toEqual(c.cols);
       expect(s.keptClasses, where).toEqual(c.kept);
       if (c.masks) expect(await sha256Json(s.rowMasks), where).toBe(c.masks);
       cells++;
     }
-    console.log(`letter: ${cells} cells equal to the Python reference (numpy ${fx.header.numpy}, sklearn ${fx.header.sklearn})`);
+    console.log(
+      `letter: ${cells} cells equal to the Python reference (numpy ${fx.header.numpy}, sklearn ${fx.header.sklearn})`,
+    );
     expect(cells).toBe(fx.cells.length);
   });
 });

@@ -24,7 +24,10 @@ describe('makeSplit requests', () => {
     [{ setting: 'covariate' }, /setting must be one of 'distribution', 'feature', 'label'; got "covariate"/],
     [{ mode: 'paper' }, /mode must be 'rsb' or 'readme'; got "paper"/],
     [{ options: { scaler: 'robust' } }, /option 'scaler' must be one of 'split', 'labeled'; got "robust"/],
-    [{ mode: 'readme', setting: 'distribution', labels: 25 }, /class 0 has 25 rows in its source half; expected more than labels=25/],
+    [
+      { mode: 'readme', setting: 'distribution', labels: 25 },
+      /class 0 has 25 rows in its source half; expected more than labels=25/,
+    ],
   ])('rejects %j', async (patch, message) => {
     const iris = await loadEmbedded('iris');
     expect(() => makeSplit(iris, { ...ok, ...patch } as SplitRequest)).toThrow(message);
@@ -38,7 +41,11 @@ describe('makeSplit requests', () => {
   it('has the documented option defaults per mode', () => {
     expect(DEFAULT_OPTIONS).toEqual({ takeZero: 'one-per-class', t0Stream: 'per-class', scaler: 'split' });
     expect(defaultOptions('rsb')).toEqual(DEFAULT_OPTIONS);
-    expect(defaultOptions('readme')).toEqual({ takeZero: 'one-per-class', t0Stream: 'per-class', scaler: 'labeled' });
+    expect(defaultOptions('readme')).toEqual({
+      takeZero: 'one-per-class',
+      t0Stream: 'per-class',
+      scaler: 'labeled',
+    });
   });
 
   it('label pool sizes use truncating double arithmetic (1−0.8 = 0.19999999999999996)', () => {

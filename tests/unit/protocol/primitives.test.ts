@@ -75,7 +75,10 @@ describe('stratifiedSplit (§3.4)', () => {
     const one = stratifiedSplit(y, 0, 5);
     expect(one.first.map((p) => y[p]).sort()).toEqual([0, 1]);
     expect(one.second).toHaveLength(4);
-    expect(stratifiedSplit(y, 0, 5, { takeZero: 'empty' })).toEqual({ first: [], second: [0, 1, 2, 3, 4, 5] });
+    expect(stratifiedSplit(y, 0, 5, { takeZero: 'empty' })).toEqual({
+      first: [],
+      second: [0, 1, 2, 3, 4, 5],
+    });
   });
 
   it('does not throw for single-row classes', () => {

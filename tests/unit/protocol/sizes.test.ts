@@ -8,15 +8,30 @@ import { loadLetter, syntheticDataset } from './fixtureFiles.ts';
 
 const letter = loadLetter();
 
-function split(ds: Dataset, setting: Setting, labels: number, tIndex: number, seed = 0, mode: ProtocolMode = 'rsb'): CellSplit {
+function split(
+  ds: Dataset,
+  setting: Setting,
+  labels: number,
+  tIndex: number,
+  seed = 0,
+  mode: ProtocolMode = 'rsb',
+): CellSplit {
   return makeSplit(ds, { setting, labels, tIndex, seed, mode });
 }
 
 /** |U| per t; in `label` as "in+ood". */
-function uSizes(ds: Dataset, setting: Setting, seed = 0, labels = 5, mode: ProtocolMode = 'rsb'): (number | string)[] {
+function uSizes(
+  ds: Dataset,
+  setting: Setting,
+  seed = 0,
+  labels = 5,
+  mode: ProtocolMode = 'rsb',
+): (number | string)[] {
   return [0, 1, 2, 3, 4, 5].map((i) => {
     const s = split(ds, setting, labels, i, seed, mode);
-    return setting === 'label' ? `${s.unlabeled.length - s.nUnlabeledOod}+${s.nUnlabeledOod}` : s.unlabeled.length;
+    return setting === 'label'
+      ? `${s.unlabeled.length - s.nUnlabeledOod}+${s.nUnlabeledOod}`
+      : s.unlabeled.length;
   });
 }
 
@@ -36,7 +51,8 @@ describe('§5.6 rsb |U| per t (iris, wine: every seed)', () => {
     ['wine', 'label', ['65+1', '65+16', '36+24', '16+24', '5+24', '2+24']],
   ] as const)('%s · %s', async (id, setting, expected) => {
     const ds = await loadEmbedded(id);
-    for (let seed = 0; seed < 5; seed++) for (const labels of [5, 10]) expect(uSizes(ds, setting, seed, labels)).toEqual(expected);
+    for (let seed = 0; seed < 5; seed++)
+      for (const labels of [5, 10]) expect(uSizes(ds, setting, seed, labels)).toEqual(expected);
   });
 });
 
@@ -124,7 +140,14 @@ describe('§5.6 covertype sizes (synthetic labels with the true class counts)', 
   });
 
   it('label |U| per t at seed 0 and labeled per class (class 3 gets none)', () => {
-    expect(uSizes(cov, 'label')).toEqual(['266822+3', '94736+23684', '35526+23684', '15789+23684', '5920+23684', '4+23684']);
+    expect(uSizes(cov, 'label')).toEqual([
+      '266822+3',
+      '94736+23684',
+      '35526+23684',
+      '15789+23684',
+      '5920+23684',
+      '4+23684',
+    ]);
     expect(perClass(cov, split(cov, 'label', 5, 0).labeled, 4)).toEqual([8, 11, 1, 0]);
     expect(perClass(cov, split(cov, 'label', 10, 0).labeled, 4)).toEqual([16, 21, 3, 0]);
   });
@@ -141,7 +164,9 @@ describe('§5.6 masked column counts per t', () => {
     const cols = [0, 1, 2, 3, 4, 5].map((i) => split(ds, 'feature', 5, i).maskedColumns ?? []);
     expect(cols.map((c) => c.length)).toEqual(rsb);
     // Nested in t: each set of columns extends the previous one.
-    cols.forEach((c, i) => expect(c.slice(0, cols[Math.max(0, i - 1)].length)).toEqual(cols[Math.max(0, i - 1)]));
+    cols.forEach((c, i) =>
+      expect(c.slice(0, cols[Math.max(0, i - 1)].length)).toEqual(cols[Math.max(0, i - 1)]),
+    );
     const masks = [0, 1, 2, 3, 4, 5].map((i) => split(ds, 'feature', 5, i, 1, 'readme').rowMasks ?? []);
     expect(masks.map((m) => m[0].length)).toEqual(readme);
     for (const m of masks) expect(new Set(m.map((r) => r.length)).size).toBe(1);
@@ -176,14 +201,22 @@ describe('readme sizes (§5.6, end) and kept sets (§5.4)', () => {
     expect(split(iris, 'feature', 5, 2, 0, 'readme').unlabeled).toHaveLength(75);
     expect(split(wine, 'feature', 10, 4, 2, 'readme').unlabeled).toHaveLength(88);
     for (let seed = 0; seed < 3; seed++) {
-      expect(uSizes(iris, 'label', seed, 5, 'readme')).toEqual(['50+0', '50+12', '37+25', '16+25', '6+25', '0+25']);
+      expect(uSizes(iris, 'label', seed, 5, 'readme')).toEqual([
+        '50+0',
+        '50+12',
+        '37+25',
+        '16+25',
+        '6+25',
+        '0+25',
+      ]);
     }
   });
 
   it('kept sets: k=3 → {1,2}, {0,2}, {1,2}; k=7 → {1,2,3,6}, {0,1,2,6}, {1,2,3,4}', () => {
     const k3 = syntheticDataset('k3', [30, 30, 30], 2);
     const k7 = syntheticDataset('k7', [30, 30, 30, 30, 30, 30, 30], 2);
-    const kept = (ds: Dataset) => [0, 1, 2].map((seed) => split(ds, 'label', 5, 2, seed, 'readme').keptClasses);
+    const kept = (ds: Dataset) =>
+      [0, 1, 2].map((seed) => split(ds, 'label', 5, 2, seed, 'readme').keptClasses);
     expect(kept(k3)).toEqual([
       [1, 2],
       [0, 2],

@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  fallbackBackend, RunExecutor, type Clock, type ExecutedCell, type Family, type Lane,
+  fallbackBackend,
+  RunExecutor,
+  type Clock,
+  type ExecutedCell,
+  type Family,
+  type Lane,
 } from '../../../src/lib/suite/executor.ts';
 import { cellCost } from '../../../src/lib/suite/costModel.ts';
 import { expandPlan, type CellSpec } from '../../../src/lib/suite/plan.ts';
@@ -15,7 +20,13 @@ import type { CellResult } from '../../../src/lib/suite/schema.ts';
 import { parseCellResult } from '../../../src/lib/suite/schema.ts';
 import { fixtureCell } from './fakeCell.ts';
 
-const FAMILY: Record<string, Family> = { xgb: 'baseline', lp: 'statistical', ls: 'statistical', tsvm: 'statistical', deepx: 'deep' };
+const FAMILY: Record<string, Family> = {
+  xgb: 'baseline',
+  lp: 'statistical',
+  ls: 'statistical',
+  tsvm: 'statistical',
+  deepx: 'deep',
+};
 const family = (a: string) => FAMILY[a] ?? 'statistical';
 const isBaseline = (a: string) => family(a) === 'baseline';
 
@@ -32,7 +43,11 @@ function manualClock(): Clock & { advance(ms: number): void } {
     },
     advance(ms) {
       t += ms;
-      for (const timer of [...timers]) if (timer.at <= t) { timers.delete(timer); timer.fn(); }
+      for (const timer of [...timers])
+        if (timer.at <= t) {
+          timers.delete(timer);
+          timer.fn();
+        }
     },
   };
 }
@@ -43,7 +58,12 @@ class FakeLane implements Lane {
   readonly restartable = true;
   ran: string[] = [];
   restarts: (string | null)[] = [];
-  constructor(readonly index: number, public backend: string | null, readonly behave: Behaviour, readonly resource: 'gpu' | 'cpu' = 'cpu') {}
+  constructor(
+    readonly index: number,
+    public backend: string | null,
+    readonly behave: Behaviour,
+    readonly resource: 'gpu' | 'cpu' = 'cpu',
+  ) {}
   async run(cell: CellSpec): Promise<CellResult> {
     this.ran.push(cell.key);
     return this.behave(cell, this);
@@ -60,14 +80,38 @@ const ok: Behaviour = async (cell) => fixtureCell(cell);
 
 function plan(datasets = ['iris'], algorithms = ['xgb', 'lp']) {
   // Lists as given (customPlan keeps only the catalogue's algorithms; 'deepx' stands for a deep one).
-  return expandPlan({ ...customPlan({ datasets: ['iris'], settings: ['label'], labels: [5], algorithms: ['lp'], seeds: [0, 1] }), datasets, algorithms }, isBaseline);
+  return expandPlan(
+    {
+      ...customPlan({
+        datasets: ['iris'],
+        settings: ['label'],
+        labels: [5],
+        algorithms: ['lp'],
+        seeds: [0, 1],
+      }),
+      datasets,
+      algorithms,
+    },
+    isBaseline,
+  );
 }
 
-function executor(cells: CellSpec[], lanes: Lane[], extra: Partial<ConstructorParameters<typeof RunExecutor>[0]> = {}) {
+function executor(
+  cells: CellSpec[],
+  lanes: Lane[],
+  extra: Partial<ConstructorParameters<typeof RunExecutor>[0]> = {},
+) {
   const stored: ExecutedCell[] = [];
   const ex = new RunExecutor({
-    cells, stored: [], lanes, family, clock: manualClock(), validate: parseCellResult,
-    put: async (batch) => { stored.push(...batch); },
+    cells,
+    stored: [],
+    lanes,
+    family,
+    clock: manualClock(),
+    validate: parseCellResult,
+    put: async (batch) => {
+      stored.push(...batch);
+    },
     ...extra,
   });
   return { ex, stored };
@@ -90,13 +134,24 @@ describe('RunExecutor', () => {
     const lane = new FakeLane(0, 'wasm', ok);
     const xgb0 = cells.find((c) => c.algorithm === 'xgb' && c.tIndex === 0 && c.seed === 0)!;
     const lp3 = cells.find((c) => c.algorithm === 'lp' && c.tIndex === 3 && c.seed === 1)!;
-    const prior: ExecutedCell[] = [xgb0, lp3].map((c) => ({ key: c.key, status: 'ok', result: fixtureCell(c), error: null, attempts: 1 }));
+    const prior: ExecutedCell[] = [xgb0, lp3].map((c) => ({
+      key: c.key,
+      status: 'ok',
+      result: fixtureCell(c),
+      error: null,
+      attempts: 1,
+    }));
     const { ex, stored } = executor(cells, [lane], { stored: prior });
     await ex.run();
     expect(lane.ran).not.toContain(xgb0.key);
     expect(lane.ran).not.toContain(lp3.key);
     expect(lane.ran).toHaveLength(12);
-    expect(stored.map((c) => c.key).sort()).toEqual(cells.map((c) => c.key).filter((k) => k !== xgb0.key && k !== lp3.key).sort());
+    expect(stored.map((c) => c.key).sort()).toEqual(
+      cells
+        .map((c) => c.key)
+        .filter((k) => k !== xgb0.key && k !== lp3.key)
+        .sort(),
+    );
   });
 
   it('hands out the longest fits first and weighs the ETA by cost', async () => {
@@ -105,7 +160,7 @@ describe('RunExecutor', () => {
     const cost = (c: CellSpec) => cellCost(c, family);
     const { ex } = executor(cells, [lane], { cost, msPerUnit: 1e-6 });
     const before = ex.snapshot();
-    expect(before.etaSeconds).toBeCloseTo(before.costTotal * 1e-6 / 1000, 9); // calibrated, before any fit
+    expect(before.etaSeconds).toBeCloseTo((before.costTotal * 1e-6) / 1000, 9); // calibrated, before any fit
     await ex.run();
     const costs = lane.ran.map((k) => cost(cells.find((c) => c.key === k)!));
     expect(costs).toEqual([...costs].sort((a, b) => b - a));
@@ -126,7 +181,9 @@ describe('RunExecutor', () => {
 
   it('a deep fit that crashes twice pauses the run with a message instead of moving to WASM', async () => {
     const cells = plan(['iris'], ['deepx']).slice(0, 1);
-    const crash: Behaviour = async () => { throw Object.assign(new Error('GPU hung'), { name: 'DeviceLostError' }); };
+    const crash: Behaviour = async () => {
+      throw Object.assign(new Error('GPU hung'), { name: 'DeviceLostError' });
+    };
     const gpu = new FakeLane(0, 'webgpu', crash, 'gpu');
     const notices: string[] = [];
     const { ex, stored } = executor(cells, [gpu]);
@@ -140,7 +197,9 @@ describe('RunExecutor', () => {
 
   it('a statistical fit that crashes is retried on WASM, then recorded as failed', async () => {
     const cells = plan(['iris'], ['lp']).slice(0, 1);
-    const crash: Behaviour = async () => { throw Object.assign(new Error('worker died'), { name: 'WorkerCrash' }); };
+    const crash: Behaviour = async () => {
+      throw Object.assign(new Error('worker died'), { name: 'WorkerCrash' });
+    };
     const gpu = new FakeLane(0, 'webgpu', crash, 'gpu');
     const { ex, stored } = executor(cells, [gpu]);
     expect((await ex.run()).status).toBe('done');
@@ -155,7 +214,16 @@ describe('RunExecutor', () => {
     const behave: Behaviour = async (cell) => {
       n++;
       if (n === 1) return { ...fixtureCell(cell), seed: -1 } as CellResult; // invalid
-      return { ...fixtureCell(cell), outcome: { ...fixtureCell(cell).outcome, status: 'failed', accuracy: null, n_correct: 0, reason: 'TensorLeakError: lp left 3 tensors (a tensor leak)' } } as CellResult;
+      return {
+        ...fixtureCell(cell),
+        outcome: {
+          ...fixtureCell(cell).outcome,
+          status: 'failed',
+          accuracy: null,
+          n_correct: 0,
+          reason: 'TensorLeakError: lp left 3 tensors (a tensor leak)',
+        },
+      } as CellResult;
     };
     const lane = new FakeLane(0, 'wasm', behave);
     const { ex, stored } = executor(cells, [lane]);
@@ -170,7 +238,10 @@ describe('RunExecutor', () => {
   it('a dataset that cannot load fails once: its cells are "not run" with the reason, and leave the ETA', async () => {
     const cells = plan(['iris', 'letter'], ['lp']);
     const behave: Behaviour = async (cell) => {
-      if (cell.dataset === 'letter') throw Object.assign(new Error('letter could not be downloaded from any host (offline).'), { name: 'DatasetError' });
+      if (cell.dataset === 'letter')
+        throw Object.assign(new Error('letter could not be downloaded from any host (offline).'), {
+          name: 'DatasetError',
+        });
       return fixtureCell(cell);
     };
     const lanes = [0, 1, 2].map((i) => new FakeLane(i, 'wasm', behave));
@@ -183,8 +254,16 @@ describe('RunExecutor', () => {
     expect(lanes.flatMap((l) => l.ran).filter((k) => k.startsWith('iris|'))).toHaveLength(12);
     const letter = stored.filter((c) => c.key.startsWith('letter|'));
     expect(letter).toHaveLength(12);
-    expect(letter.every((c) => c.status === 'failed' && /^not run: letter unavailable \(letter could not be downloaded/.test(c.error!))).toBe(true);
-    expect(outcome.unavailable).toEqual({ letter: 'letter could not be downloaded from any host (offline).' });
+    expect(
+      letter.every(
+        (c) =>
+          c.status === 'failed' &&
+          /^not run: letter unavailable \(letter could not be downloaded/.test(c.error!),
+      ),
+    ).toBe(true);
+    expect(outcome.unavailable).toEqual({
+      letter: 'letter could not be downloaded from any host (offline).',
+    });
     expect(notices).toHaveLength(1);
     const snap = ex.snapshot();
     expect(snap.failed).toBe(12);
@@ -204,7 +283,12 @@ describe('RunExecutor', () => {
       return Promise.resolve(fixtureCell(cell));
     };
     const lane = new FakeLane(0, 'wasm', behave);
-    const { ex, stored } = executor(cells, [lane], { clock, watchdog: { factor: 10, minMs: 30_000 }, cost: () => 1000, msPerUnit: 1 });
+    const { ex, stored } = executor(cells, [lane], {
+      clock,
+      watchdog: { factor: 10, minMs: 30_000 },
+      cost: () => 1000,
+      msPerUnit: 1,
+    });
     // expected 1 s × 10 = 10 s < minMs: the limit is 30 s, and 60 s passed silently.
     const outcome = await ex.run();
     expect(outcome.status).toBe('done');

@@ -14,6 +14,11 @@ export function fixtureCell(cell: CellSpec): CellResult {
     t: T_GRID[cell.tIndex],
     t_index: cell.tIndex,
     seed: cell.seed,
-    algorithm: { ...(base.algorithm as object), name: cell.algorithm, family: cell.algorithm === 'xgb' ? 'baseline' : cell.algorithm.startsWith('deep') ? 'deep' : 'statistical' },
+    algorithm: {
+      ...(base.algorithm as object),
+      name: cell.algorithm,
+      family:
+        cell.algorithm === 'xgb' ? 'baseline' : cell.algorithm.startsWith('deep') ? 'deep' : 'statistical',
+    },
   } as unknown as CellResult;
 }

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { isBaselineAlgorithm, algorithmIds } from '../../../src/lib/models/catalogue.ts';
 import { expandPlan } from '../../../src/lib/suite/plan.ts';
 import {
-  classroomPlan, customPlan, planSize, presetPlan, tabularStatisticalPlan, validatePlan,
+  classroomPlan,
+  customPlan,
+  planSize,
+  presetPlan,
+  tabularStatisticalPlan,
+  validatePlan,
 } from '../../../src/lib/suite/presets.ts';
 import { RunPlanSchema } from '../../../src/lib/suite/schema.ts';
 import * as v from 'valibot';
@@ -35,11 +40,24 @@ describe('presets', () => {
   });
 
   it('custom orders and de-duplicates the selection, and validatePlan names what is missing', () => {
-    const plan = customPlan({ datasets: ['wine', 'iris'], settings: ['label', 'distribution'], labels: [10, 5, 10], algorithms: ['ls', 'xgb'], seeds: [2, 0] });
+    const plan = customPlan({
+      datasets: ['wine', 'iris'],
+      settings: ['label', 'distribution'],
+      labels: [10, 5, 10],
+      algorithms: ['ls', 'xgb'],
+      seeds: [2, 0],
+    });
     expect([plan.datasets, plan.settings, plan.labels, plan.algorithms, plan.seeds]).toEqual([
-      ['iris', 'wine'], ['distribution', 'label'], [5, 10], ['xgb', 'ls'], [0, 2],
+      ['iris', 'wine'],
+      ['distribution', 'label'],
+      [5, 10],
+      ['xgb', 'ls'],
+      [0, 2],
     ]);
-    expect(planSize(plan, isBaselineAlgorithm)).toEqual({ cells: 2 * 2 * 2 * 2 * 6 * 2, fits: 2 * 2 * 2 * 2 * (1 + 6) });
+    expect(planSize(plan, isBaselineAlgorithm)).toEqual({
+      cells: 2 * 2 * 2 * 2 * 6 * 2,
+      fits: 2 * 2 * 2 * 2 * (1 + 6),
+    });
     const empty = customPlan({ datasets: [], settings: ['label'], labels: [5], algorithms: [], seeds: [0] });
     expect(validatePlan(empty)).toEqual(['Choose at least one dataset.', 'Choose at least one algorithm.']);
     expect(validatePlan(plan)).toEqual([]);

@@ -24,7 +24,13 @@ class Uniform extends BaseEstimator<{ leak: number }> {
   constructor(params: Partial<{ leak: number }>) {
     super({ leak: 0 }, params);
   }
-  protected async fitImpl(_Xl: Matrix, _yl: Int32Array, _Xu: Matrix, k: number, _ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    _Xl: Matrix,
+    _yl: Int32Array,
+    _Xu: Matrix,
+    k: number,
+    _ctx: LiveFitContext,
+  ): Promise<void> {
     this.k = k;
     for (let i = 0; i < this.params.leak; i++) tf.zeros([2, 2]); // never disposed: the bug under test
   }
@@ -35,16 +41,34 @@ class Uniform extends BaseEstimator<{ leak: number }> {
 }
 
 const entry = (leak: number): AlgorithmSpec =>
-  ({ id: 'uniform', family: 'statistical', options: {}, create: async () => new Uniform({ leak }) }) as unknown as AlgorithmSpec;
+  ({
+    id: 'uniform',
+    family: 'statistical',
+    options: {},
+    create: async () => new Uniform({ leak }),
+  }) as unknown as AlgorithmSpec;
 
 async function oneCell(leak: number, liveTensors: () => number) {
   const ds = await loadEmbedded('iris');
-  const plan = customPlan({ datasets: ['iris'], settings: ['distribution'], labels: [5], algorithms: ['uniform'], seeds: [0], tIndices: [0] });
+  const plan = customPlan({
+    datasets: ['iris'],
+    settings: ['distribution'],
+    labels: [5],
+    algorithms: ['uniform'],
+    seeds: [0],
+    tIndices: [0],
+  });
   const [cell] = expandPlan(plan, () => false);
   const ctx: RunCellContext = {
     now: () => 0,
     isoTime: () => '2026-01-01T00:00:00.000Z',
-    env: { backend: 'cpu', float_precision: 'float32', tfjs_version: tf.version.tfjs, app_version: 'test', device: 'test' },
+    env: {
+      backend: 'cpu',
+      float_precision: 'float32',
+      tfjs_version: tf.version.tfjs,
+      app_version: 'test',
+      device: 'test',
+    },
     liveTensors,
   };
   return parseCellResult(await runCell(ds, 'embedded', cell, plan, entry(leak), ctx));
@@ -55,7 +79,9 @@ describe('runCell and tensor leaks', () => {
     const r = await oneCell(3, () => tf.memory().numTensors);
     expect(r.outcome.status).toBe('failed');
     expect(r.outcome.accuracy).toBeNull();
-    expect(r.outcome.reason).toMatch(/^TensorLeak: uniform left 3 tensors allocated after fit, predict and dispose/);
+    expect(r.outcome.reason).toMatch(
+      /^TensorLeak: uniform left 3 tensors allocated after fit, predict and dispose/,
+    );
     tf.disposeVariables();
   });
 

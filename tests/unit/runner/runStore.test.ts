@@ -8,7 +8,13 @@ let store: RunStore;
 
 function run(id: string, status: StoredRun['status'], total: number, created: string): StoredRun {
   return {
-    id, plan: classroomPlan(), status, created_at: created, finished_at: null, total, workers: 2,
+    id,
+    plan: classroomPlan(),
+    status,
+    created_at: created,
+    finished_at: null,
+    total,
+    workers: 2,
     env: { runtime: 'browser', backends: ['wasm'], adapter: null },
   };
 }
@@ -42,7 +48,10 @@ describe('RunStore', () => {
     await store.putRun(run('new', 'running', 5, '2024-01-04T00:00:00.000Z'));
     await store.putCells([cell('full', 'x'), cell('half', 'x')]);
     const r = await store.resumable();
-    expect(r.map((x) => [x.run.id, x.done])).toEqual([['new', 0], ['half', 1]]);
+    expect(r.map((x) => [x.run.id, x.done])).toEqual([
+      ['new', 0],
+      ['half', 1],
+    ]);
     await store.setStatus('new', 'done', '2024-01-05T00:00:00.000Z');
     expect((await store.getRun('new'))?.finished_at).toBe('2024-01-05T00:00:00.000Z');
     expect((await store.resumable()).map((x) => x.run.id)).toEqual(['half']);

@@ -2,14 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { cellKey, expandPlan, type CellSpec, type RunPlanSpec } from '../../../src/lib/suite/plan.ts';
 import { customPlan } from '../../../src/lib/suite/presets.ts';
 import {
-  Scheduler, defaultWorkerCount, etaSeconds, formatDuration, throughputPerMinute,
+  Scheduler,
+  defaultWorkerCount,
+  etaSeconds,
+  formatDuration,
+  throughputPerMinute,
 } from '../../../src/lib/suite/scheduler.ts';
 
 const isBaseline = (a: string) => a === 'xgb';
 
 /** iris, one setting, labels 5, xgb + lp, seeds 0–1, all t: 24 cells, 2 + 12 = 14 fits. */
 function smallPlan(): RunPlanSpec {
-  return customPlan({ datasets: ['iris'], settings: ['label'], labels: [5], algorithms: ['xgb', 'lp'], seeds: [0, 1] });
+  return customPlan({
+    datasets: ['iris'],
+    settings: ['label'],
+    labels: [5],
+    algorithms: ['xgb', 'lp'],
+    seeds: [0, 1],
+  });
 }
 
 /** Runs every fit to completion on one worker; returns the keys in the order handed out. */
@@ -96,7 +106,9 @@ describe('Scheduler', () => {
     s2.release(d.key);
     expect(s2.attempt(d.key)).toBe(0);
     expect(s2.next(0, 0)!.key).toBe(d.key);
-    expect(() => new Scheduler(cells, [], { maxAttempts: 0 })).toThrow(/maxAttempts must be an integer >= 1; got 0/);
+    expect(() => new Scheduler(cells, [], { maxAttempts: 0 })).toThrow(
+      /maxAttempts must be an integer >= 1; got 0/,
+    );
   });
 
   it('a plan without t = 0 still fits the baseline once and stores only its plan cells', () => {
@@ -114,7 +126,14 @@ describe('Scheduler', () => {
 
   it('throughput and ETA come from this session only (resumed cells do not inflate the rate)', () => {
     const cells = expandPlan(smallPlan(), isBaseline);
-    const lp0 = cellKey({ dataset: 'iris', setting: 'label', labels: 5, algorithm: 'lp', tIndex: 0, seed: 0 });
+    const lp0 = cellKey({
+      dataset: 'iris',
+      setting: 'label',
+      labels: 5,
+      algorithm: 'lp',
+      tIndex: 0,
+      seed: 0,
+    });
     const s = new Scheduler(cells, [lp0]);
     expect(s.snapshot(0).etaSeconds).toBeNull();
     const a = s.next(0, 10_000)!; // session starts at 10 s

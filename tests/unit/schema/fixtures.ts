@@ -23,7 +23,13 @@ export function validCell(overrides: Record<string, unknown> = {}): Record<strin
     t: 0.6,
     t_index: 3,
     seed: 2,
-    algorithm: { name: 'lp', family: 'statistical', hyper: { gamma: 1, maxIter: 10000, kernel: 'rbf', tol: 0.001 }, options: { gamma: 1, maxIter: 10000, tol: 0.001 }, init_seed: null },
+    algorithm: {
+      name: 'lp',
+      family: 'statistical',
+      hyper: { gamma: 1, maxIter: 10000, kernel: 'rbf', tol: 0.001 },
+      options: { gamma: 1, maxIter: 10000, tol: 0.001 },
+      init_seed: null,
+    },
     split: {
       n_labeled: 15,
       labeled_per_class: [5, 5, 5],
@@ -32,7 +38,14 @@ export function validCell(overrides: Record<string, unknown> = {}): Record<strin
       n_unlabeled_ood: 0,
       indices_sha256: 'a'.repeat(64),
     },
-    outcome: { status: 'ok', accuracy: 0.9, n_correct: 54, n_test: 60, n_nan_rows: 0, flattened_from_t0: false },
+    outcome: {
+      status: 'ok',
+      accuracy: 0.9,
+      n_correct: 54,
+      n_test: 60,
+      n_nan_rows: 0,
+      flattened_from_t0: false,
+    },
     timing: { fit_ms: 12.5, predict_ms: 0.25, steps: 37 },
     env: {
       backend: 'wasm',

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvField, runToCsv } from '../../../src/lib/share/csv.ts';
-import { ImportError, importRunFile, parseRunFile, runFileName, runToJson } from '../../../src/lib/share/runFile.ts';
+import {
+  ImportError,
+  importRunFile,
+  parseRunFile,
+  runFileName,
+  runToJson,
+} from '../../../src/lib/share/runFile.ts';
 import { parseRun, type RunRecord } from '../../../src/lib/suite/schema.ts';
 
 const text = readFileSync('tests/fixtures/runs/classroom.json', 'utf8');
@@ -40,7 +46,20 @@ describe('CSV export', () => {
     expect(lines[0]).toBe(CSV_COLUMNS.join(','));
     const c = run.cells[6];
     const fields = lines[7].split(',');
-    expect(fields.slice(0, 12)).toEqual(['iris', 'distribution', '5', 'xgb', 'baseline', '0', '0', '1', 'ok', '0.8', '48', '60']);
+    expect(fields.slice(0, 12)).toEqual([
+      'iris',
+      'distribution',
+      '5',
+      'xgb',
+      'baseline',
+      '0',
+      '0',
+      '1',
+      'ok',
+      '0.8',
+      '48',
+      '60',
+    ]);
     expect(fields[12]).toBe(String(c.timing.fit_ms));
     expect(fields.slice(14)).toEqual(['wasm', 'rsb', '1.0.0', 'rsb', c.dataset.sha256, '']);
   });
@@ -56,21 +75,29 @@ describe('JSON export and import', () => {
     expect(runFileName({ id: '../../etc/passwd<x>' }, 'csv')).toBe('rac-bench-etc-passwd-x-.csv');
   });
   it('says when a file is not JSON', () => {
-    expect(importError('id,acc\n1,2')).toMatch(/^"x\.json" is not JSON \(.*\)\. Expected a run exported from RAC Bench \("rsb-run\/2"\)\.$/);
+    expect(importError('id,acc\n1,2')).toMatch(
+      /^"x\.json" is not JSON \(.*\)\. Expected a run exported from RAC Bench \("rsb-run\/2"\)\.$/,
+    );
   });
   it('says when the schema version is wrong or missing', () => {
     expect(importError(JSON.stringify({ ...small, schema: 'rsb-run/3' }))).toBe(
       '"x.json" is not a RAC Bench run of a version this page reads: schema: unsupported schema version "rsb-run/3"; this version of RAC Bench reads "rsb-run/2" (and upgrades "rsb-run/1").',
     );
     const { schema: _, ...noSchema } = small;
-    expect(importError(JSON.stringify(noSchema))).toMatch(/not a RAC Bench run of a version this page reads: schema: required field is missing/);
+    expect(importError(JSON.stringify(noSchema))).toMatch(
+      /not a RAC Bench run of a version this page reads: schema: required field is missing/,
+    );
   });
   it('names the path of an invalid field', () => {
     const bad = structuredClone(small) as unknown as { cells: { outcome: { n_test: unknown } }[] };
     bad.cells[2].outcome.n_test = 'sixty';
-    expect(importError(JSON.stringify(bad))).toBe('"x.json" is not a valid run: cells[2].outcome.n_test: expected a whole number ≥ 0, got "sixty".');
+    expect(importError(JSON.stringify(bad))).toBe(
+      '"x.json" is not a valid run: cells[2].outcome.n_test: expected a whole number ≥ 0, got "sixty".',
+    );
     const evil = structuredClone(small);
     evil.cells[0].algorithm.name = '<img src=x onerror=alert(1)>';
-    expect(importError(JSON.stringify(evil))).toMatch(/^"x\.json" is not a valid run: cells\[0\]\.algorithm\.name: expected an id/);
+    expect(importError(JSON.stringify(evil))).toMatch(
+      /^"x\.json" is not a valid run: cells\[0\]\.algorithm\.name: expected an id/,
+    );
   });
 });

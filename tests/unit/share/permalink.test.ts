@@ -5,12 +5,17 @@ import { decodeBase64Url, encodeBase64Url } from '../../../src/lib/share/base64u
 import { inflateRawCapped } from '../../../src/lib/share/compress.ts';
 import { NO_SPLIT_HASH, packV1 } from '../../../src/lib/share/linkV1.ts';
 import {
-  decodeRunLink, encodeRunLink, LinkError, MAX_LINK_PAYLOAD, MAX_UNPACKED_BYTES,
+  decodeRunLink,
+  encodeRunLink,
+  LinkError,
+  MAX_LINK_PAYLOAD,
+  MAX_UNPACKED_BYTES,
 } from '../../../src/lib/share/permalink.ts';
 import { parseRun, type RunRecord } from '../../../src/lib/suite/schema.ts';
 import { formatHash, planToFields } from '../../../src/lib/share/urlState.ts';
 
-const load = (name: string): RunRecord => parseRun(JSON.parse(readFileSync(`tests/fixtures/runs/${name}`, 'utf8')));
+const load = (name: string): RunRecord =>
+  parseRun(JSON.parse(readFileSync(`tests/fixtures/runs/${name}`, 'utf8')));
 const classroom = load('classroom.json');
 const ORIGIN = 'https://example.github.io/rac-bench/';
 
@@ -48,7 +53,15 @@ function expectLinkError(payload: string, pattern: RegExp): void {
 describe('base64url', () => {
   it('round-trips every length and matches RFC 4648 vectors', () => {
     const enc = (s: string) => encodeBase64Url(new TextEncoder().encode(s));
-    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map(enc)).toEqual(['', 'Zg', 'Zm8', 'Zm9v', 'Zm9vYg', 'Zm9vYmE', 'Zm9vYmFy']);
+    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map(enc)).toEqual([
+      '',
+      'Zg',
+      'Zm8',
+      'Zm9v',
+      'Zm9vYg',
+      'Zm9vYmE',
+      'Zm9vYmFy',
+    ]);
     expect(encodeBase64Url(new Uint8Array([0xfb, 0xff]))).toBe('-_8');
     const bytes = Uint8Array.from({ length: 300 }, (_, i) => (i * 37) & 255);
     expect([...decodeBase64Url(encodeBase64Url(bytes))]).toEqual([...bytes]);
@@ -69,7 +82,9 @@ describe('permalink round trip', () => {
       expect(back.plan).toEqual(classroom.plan);
       expect(back.env).toEqual(classroom.env);
       const url = fullUrl(classroom, payload);
-      console.log(`classroom permalink (${prefer}): payload ${payload.length} chars, URL ${url.length} chars`);
+      console.log(
+        `classroom permalink (${prefer}): payload ${payload.length} chars, URL ${url.length} chars`,
+      );
       expect(url.length).toBeLessThan(8000);
     }
   });
@@ -101,13 +116,23 @@ describe('frozen format 1 link (must keep decoding in every later version)', () 
     expect(run.cells).toHaveLength(36);
     expect(run.cells.reduce((a, c) => a + c.outcome.n_correct, 0)).toBe(2064);
     const c = run.cells[6];
-    expect([c.dataset.id, c.setting, c.labels, c.algorithm.name, c.t_index, c.seed, c.outcome.n_correct, c.outcome.n_test])
-      .toEqual(['iris', 'distribution', 5, 'xgb', 0, 1, 48, 60]);
+    expect([
+      c.dataset.id,
+      c.setting,
+      c.labels,
+      c.algorithm.name,
+      c.t_index,
+      c.seed,
+      c.outcome.n_correct,
+      c.outcome.n_test,
+    ]).toEqual(['iris', 'distribution', 5, 'xgb', 0, 1, 48, 60]);
     expect(c.outcome.accuracy).toBe(0.8);
     expect(run.cells[1].outcome.flattened_from_t0).toBe(true);
     expect(run.cells[18].timing.fit_ms).toBe(27);
     expect(run.cells[18].algorithm.name).toBe('lp');
-    expect(run.cells[0].dataset.sha256).toBe('9b79658cba271fcb89e5057cc9c419f9d5b396682cbba6476588f169beb63352');
+    expect(run.cells[0].dataset.sha256).toBe(
+      '9b79658cba271fcb89e5057cc9c419f9d5b396682cbba6476588f169beb63352',
+    );
     expect(run.cells[0].split?.indices_sha256).toBe(NO_SPLIT_HASH);
   });
 });
@@ -129,10 +154,16 @@ describe('hostile and broken links are refused with a clear message', () => {
     expectLinkError(rawPayload('[1,2,3]'), /expected a packed run object/);
   });
   it('an unknown (newer) format', () => {
-    expectLinkError(rawPayload('{}', 9), /format 9, which this version of RAC Bench cannot read \(it reads format 1\)/);
+    expectLinkError(
+      rawPayload('{}', 9),
+      /format 9, which this version of RAC Bench cannot read \(it reads format 1\)/,
+    );
   });
   it('oversized text, before anything is decoded', () => {
-    expectLinkError(`1.${'A'.repeat(MAX_LINK_PAYLOAD + 4)}`, new RegExp(`too long \\(${MAX_LINK_PAYLOAD + 6} characters`));
+    expectLinkError(
+      `1.${'A'.repeat(MAX_LINK_PAYLOAD + 4)}`,
+      new RegExp(`too long \\(${MAX_LINK_PAYLOAD + 6} characters`),
+    );
   });
   it('a zip bomb: small compressed, huge unpacked', () => {
     const bomb = deflateSync(new Uint8Array(10 * 1024 * 1024), { level: 9 });
@@ -148,10 +179,16 @@ describe('hostile and broken links are refused with a clear message', () => {
     expectLinkError(rawPayload(JSON.stringify(evil)), /cells\[0\]\.algorithm\.name: expected an id/);
     const badIndex = structuredClone(packed);
     badIndex.cols[3][2] = 99;
-    expectLinkError(rawPayload(JSON.stringify(badIndex)), /cols\.algorithm\[2\]: refers to entry 99 of table "algorithm"/);
+    expectLinkError(
+      rawPayload(JSON.stringify(badIndex)),
+      /cols\.algorithm\[2\]: refers to entry 99 of table "algorithm"/,
+    );
     const badScore = structuredClone(packed);
     badScore.cols[13][0] = 61; // n_correct > n_test
-    expectLinkError(rawPayload(JSON.stringify(badScore)), /cells\[0\]\.outcome\.accuracy: expected a number between 0 and 1.*got 1\.016/);
+    expectLinkError(
+      rawPayload(JSON.stringify(badScore)),
+      /cells\[0\]\.outcome\.accuracy: expected a number between 0 and 1.*got 1\.016/,
+    );
     const extra = { ...packed, script: 'x' };
     expectLinkError(rawPayload(JSON.stringify(extra)), /script: unknown field/);
   });
@@ -164,15 +201,29 @@ describe('share link', () => {
     const view = { ...defaultView(), metricForm: 'code' as const };
     const fits = await buildShareLink(classroom, view, ORIGIN);
     expect(fits.tooLarge).toBeNull();
-    expect(fits.url).toMatch(/^https:\/\/example\.github\.io\/rac-bench\/#\/results\?v=1&preset=custom&ds=iris,wine&.*&form=code&r=1\./);
+    expect(fits.url).toMatch(
+      /^https:\/\/example\.github\.io\/rac-bench\/#\/results\?v=1&preset=custom&ds=iris,wine&.*&form=code&r=1\./,
+    );
     // The same run with 40 seeds (fresh scores per seed, so nothing repeats): over 8 000 characters.
     const many = {
       ...classroom,
       plan: { ...classroom.plan, seeds: Array.from({ length: 40 }, (_, i) => i) },
-      cells: Array.from({ length: 40 / 3 + 1 }, (_, k) => classroom.cells.map((c) => {
-        const nc = (c.outcome.n_correct * 7 + k * 13 + c.seed * 5) % (c.outcome.n_test + 1);
-        return { ...c, seed: c.seed + 3 * k, outcome: { ...c.outcome, n_correct: nc, accuracy: c.outcome.status === 'ok' ? nc / c.outcome.n_test : null } };
-      })).flat().filter((c) => c.seed < 40),
+      cells: Array.from({ length: 40 / 3 + 1 }, (_, k) =>
+        classroom.cells.map((c) => {
+          const nc = (c.outcome.n_correct * 7 + k * 13 + c.seed * 5) % (c.outcome.n_test + 1);
+          return {
+            ...c,
+            seed: c.seed + 3 * k,
+            outcome: {
+              ...c.outcome,
+              n_correct: nc,
+              accuracy: c.outcome.status === 'ok' ? nc / c.outcome.n_test : null,
+            },
+          };
+        }),
+      )
+        .flat()
+        .filter((c) => c.seed < 40),
     };
     const big = await buildShareLink(parseRun(many), view, ORIGIN);
     expect(big.tooLarge).toBeGreaterThan(8000);

@@ -9,7 +9,15 @@ describe('a plan from a link', () => {
     expect(c.notices).toEqual([]);
   });
   it('takes a link that names only a preset as that preset', () => {
-    const empty = { ...classroomPlan(), datasets: [], settings: [], labels: [], algorithms: [], seeds: [], tIndices: [] };
+    const empty = {
+      ...classroomPlan(),
+      datasets: [],
+      settings: [],
+      labels: [],
+      algorithms: [],
+      seeds: [],
+      tIndices: [],
+    };
     const c = planChoiceFromLink(empty);
     expect(c.preset).toBe('classroom');
     expect(c.selection.datasets).toEqual(classroomPlan().datasets);
@@ -29,7 +37,12 @@ describe('a plan from a link', () => {
     expect(customPlan(c.selection, c.mode)).toEqual(plan);
   });
   it('says what the browser runner will not take over', () => {
-    const plan = { ...classroomPlan(), seeds: [0], quirks: 'fixed' as const, options: { ...classroomPlan().options, t0Stream: 'shared' as const } };
+    const plan = {
+      ...classroomPlan(),
+      seeds: [0],
+      quirks: 'fixed' as const,
+      options: { ...classroomPlan().options, t0Stream: 'shared' as const },
+    };
     const c = planChoiceFromLink(plan);
     expect(c.notices[0]).toMatch(/quirks "fixed".*the runner uses mode "rsb" with quirks "rsb"/);
     expect(c.notices[1]).toMatch(/t0Stream differ/);

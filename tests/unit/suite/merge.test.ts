@@ -21,10 +21,26 @@ describe('mergeRuns', () => {
   });
 
   it.each([
-    ['protocol version', (c: Record<string, unknown>) => setPath(c, 'protocol.version', '1.1.0'), /Run b\.json was made under protocol 1\.1\.0, but run a\.json under protocol 1\.0\.0/],
-    ['overrides', (c: Record<string, unknown>) => setPath(c, 'protocol.overrides', { 'lp.gamma': 2 }), /has protocol overrides \{"lp\.gamma":2\}/],
-    ['hyperparameters', (c: Record<string, unknown>) => setPath(c, 'algorithm.hyper.gamma', 20), /ran lp with other hyperparameters .*\(gamma: 1 vs 20\)/],
-    ['dataset hash', (c: Record<string, unknown>) => setPath(c, 'dataset.sha256', 'b'.repeat(64)), /Dataset iris has two different contents/],
+    [
+      'protocol version',
+      (c: Record<string, unknown>) => setPath(c, 'protocol.version', '1.1.0'),
+      /Run b\.json was made under protocol 1\.1\.0, but run a\.json under protocol 1\.0\.0/,
+    ],
+    [
+      'overrides',
+      (c: Record<string, unknown>) => setPath(c, 'protocol.overrides', { 'lp.gamma': 2 }),
+      /has protocol overrides \{"lp\.gamma":2\}/,
+    ],
+    [
+      'hyperparameters',
+      (c: Record<string, unknown>) => setPath(c, 'algorithm.hyper.gamma', 20),
+      /ran lp with other hyperparameters .*\(gamma: 1 vs 20\)/,
+    ],
+    [
+      'dataset hash',
+      (c: Record<string, unknown>) => setPath(c, 'dataset.sha256', 'b'.repeat(64)),
+      /Dataset iris has two different contents/,
+    ],
   ])('refuses a different %s, naming it', (_what, edit, message) => {
     expect(() => mergeRuns([run(), run(edit, 3)], ['a.json', 'b.json'])).toThrow(message);
   });
@@ -38,6 +54,8 @@ describe('viewProblems', () => {
     expect(viewProblems(dupPlan)[0]).toMatch(/lists algorithms "lp" twice/);
     const a = run();
     const b = run((c) => setPath(c, 'algorithm.hyper.gamma', 20), 3);
-    expect(viewProblems({ plan: a.plan, cells: [...a.cells, ...b.cells] })[0]).toMatch(/lp appears with two sets of hyperparameters \(gamma: 1 vs 20\)/);
+    expect(viewProblems({ plan: a.plan, cells: [...a.cells, ...b.cells] })[0]).toMatch(
+      /lp appears with two sets of hyperparameters \(gamma: 1 vs 20\)/,
+    );
   });
 });

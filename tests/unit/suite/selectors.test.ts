@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  formatIntegerList, parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices, SelectorError,
+  formatIntegerList,
+  parseLabels,
+  parseNames,
+  parseSeeds,
+  parseSettings,
+  parseTIndices,
+  SelectorError,
 } from '../../../src/lib/suite/selectors.ts';
 
 describe('selectors', () => {
@@ -32,7 +38,10 @@ describe('selectors', () => {
   });
   it('expands groups and rejects unknown names', () => {
     const known = ['lp', 'ls', 'xgb'] as const;
-    expect(parseNames('algorithms', 'statistical', known, { statistical: ['lp', 'ls'] })).toEqual(['lp', 'ls']);
+    expect(parseNames('algorithms', 'statistical', known, { statistical: ['lp', 'ls'] })).toEqual([
+      'lp',
+      'ls',
+    ]);
     expect(parseNames('algorithms', 'XGB,lp,lp', known)).toEqual(['xgb', 'lp']);
     expect(() => parseNames('algorithms', 'svm', known)).toThrow(/Expected one of: lp, ls, xgb, all/);
   });

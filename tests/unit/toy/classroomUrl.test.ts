@@ -13,7 +13,9 @@ describe('parseClassroomHash', () => {
   });
 
   it('reads the hide keys and the toy keys', () => {
-    const u = parseClassroomHash('#classroom?slider_hide=1&nav_hide=true&seed_hide=0&toy_seed=42&toy_shape=blobs&toy_setting=label&toy_t=0.6');
+    const u = parseClassroomHash(
+      '#classroom?slider_hide=1&nav_hide=true&seed_hide=0&toy_seed=42&toy_shape=blobs&toy_setting=label&toy_t=0.6',
+    );
     expect(u.hide.slider).toBe(true);
     expect(u.hide.nav).toBe(true);
     expect(u.hide.seed).toBe(false);
@@ -32,22 +34,50 @@ describe('parseClassroomHash', () => {
 
 describe('withToyKeys', () => {
   it('sets the toy keys, drops defaults and keeps the path and the other keys', () => {
-    const h = withToyKeys('#/learn?v=1&backend=wasm&slider_hide=1&toy_seed=9', { toySeed: 1, toyShape: 'blobs', toySetting: 'feature', toyT: 0.3333333 });
+    const h = withToyKeys('#/learn?v=1&backend=wasm&slider_hide=1&toy_seed=9', {
+      toySeed: 1,
+      toyShape: 'blobs',
+      toySetting: 'feature',
+      toyT: 0.3333333,
+    });
     expect(h).toBe('#/learn?v=1&backend=wasm&slider_hide=1&toy_shape=blobs&toy_setting=feature&toy_t=0.333');
-    expect(withToyKeys('#classroom', { toySeed: 5, toyShape: 'moons', toySetting: 'distribution', toyT: 0 })).toBe('#classroom?toy_seed=5');
+    expect(
+      withToyKeys('#classroom', { toySeed: 5, toyShape: 'moons', toySetting: 'distribution', toyT: 0 }),
+    ).toBe('#classroom?toy_seed=5');
     const back = parseClassroomHash(h);
-    expect([back.toySeed, back.toyShape, back.toySetting, back.toyT, back.hide.slider]).toEqual([1, 'blobs', 'feature', 0.333, true]);
+    expect([back.toySeed, back.toyShape, back.toySetting, back.toyT, back.hide.slider]).toEqual([
+      1,
+      'blobs',
+      'feature',
+      0.333,
+      true,
+    ]);
   });
 });
 
 describe('demoSummary', () => {
-  const cell = (dataset: string, setting: SummaryCell['setting'], t_index: number, name: string, accuracy: number | null): SummaryCell =>
-    ({ dataset: { id: dataset }, setting, t_index, algorithm: { name }, outcome: { accuracy } });
+  const cell = (
+    dataset: string,
+    setting: SummaryCell['setting'],
+    t_index: number,
+    name: string,
+    accuracy: number | null,
+  ): SummaryCell => ({
+    dataset: { id: dataset },
+    setting,
+    t_index,
+    algorithm: { name },
+    outcome: { accuracy },
+  });
 
   it('averages an algorithm over seeds at t = 0 and t = 1, per dataset and setting', () => {
     const cells = [
-      cell('iris', 'label', 0, 'lp', 0.9), cell('iris', 'label', 0, 'lp', 0.8), cell('iris', 'label', 5, 'lp', 0.5),
-      cell('iris', 'label', 5, 'xgb', 0.1), cell('iris', 'label', 2, 'lp', 0.1), cell('iris', 'label', 5, 'lp', null),
+      cell('iris', 'label', 0, 'lp', 0.9),
+      cell('iris', 'label', 0, 'lp', 0.8),
+      cell('iris', 'label', 5, 'lp', 0.5),
+      cell('iris', 'label', 5, 'xgb', 0.1),
+      cell('iris', 'label', 2, 'lp', 0.1),
+      cell('iris', 'label', 5, 'lp', null),
     ];
     const rows = demoSummary(cells, 'lp', ['iris']);
     expect(rows.map((r) => r.setting)).toEqual(['distribution', 'feature', 'label']);
@@ -68,7 +98,9 @@ describe('demoSummary', () => {
 
 describe('toyCaption', () => {
   it('counts the drifted points in plain words', () => {
-    expect(toyCaption('label', 0.4, 72, 180)).toMatch(/^t = 0\.40: 72 of 180 unlabeled points \(40%\) are from the unseen pink class\./);
+    expect(toyCaption('label', 0.4, 72, 180)).toMatch(
+      /^t = 0\.40: 72 of 180 unlabeled points \(40%\) are from the unseen pink class\./,
+    );
     expect(toyCaption('feature', 0, 0, 180)).toMatch(/^At t = 0 /);
   });
 });

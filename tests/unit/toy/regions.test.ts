@@ -18,7 +18,8 @@ describe('lpRegions', () => {
     const labeledXY = Float64Array.from([-1, 0, 1, 0]);
     const labeledY = Int32Array.from([0, 1]);
     const u: number[] = [];
-    for (const cx of [-1, 1]) for (let a = -2; a <= 2; a++) for (let b = -2; b <= 2; b++) u.push(cx + 0.1 * a, 0.1 * b);
+    for (const cx of [-1, 1])
+      for (let a = -2; a <= 2; a++) for (let b = -2; b <= 2; b++) u.push(cx + 0.1 * a, 0.1 * b);
     const bounds = { x0: -2, x1: 2, y0: -2, y1: 2 };
     const grid = await lpRegions(labeledXY, labeledY, Float64Array.from(u), 2, bounds, { res: 8, gamma: 5 });
     expect(grid.converged).toBe(true);
@@ -34,8 +35,16 @@ describe('lpRegions', () => {
   });
 
   it('rejects a bad grid size', async () => {
-    await expect(lpRegions(Float64Array.from([0, 0]), Int32Array.from([0]), Float64Array.from([1, 1]), 1, { x0: 0, x1: 1, y0: 0, y1: 1 }, { res: 1 }))
-      .rejects.toThrow("lpRegions: 'res' must be an integer in [2, 256]; got 1.");
+    await expect(
+      lpRegions(
+        Float64Array.from([0, 0]),
+        Int32Array.from([0]),
+        Float64Array.from([1, 1]),
+        1,
+        { x0: 0, x1: 1, y0: 0, y1: 1 },
+        { res: 1 },
+      ),
+    ).rejects.toThrow("lpRegions: 'res' must be an integer in [2, 256]; got 1.");
   });
 });
 

@@ -64,7 +64,9 @@ describe('makeToy', () => {
   });
 
   it('rejects bad options with the value in the message', () => {
-    expect(() => makeToy({ shape: 'spiral' as never })).toThrow(/'shape' must be one of moons, blobs; got "spiral"/);
+    expect(() => makeToy({ shape: 'spiral' as never })).toThrow(
+      /'shape' must be one of moons, blobs; got "spiral"/,
+    );
     expect(() => makeToy({ unlabeled: 0 })).toThrow(/'unlabeled' must be an integer >= 1; got 0/);
     expect(() => makeToy({ seed: -1 })).toThrow(/seed must be an integer/);
   });

@@ -32,7 +32,8 @@ export interface DeepOptions {
 export function resolveSize(size: DeepOptions['size'] = 'rsb'): FTSize & { name: string } {
   if (typeof size === 'string') {
     const s = FT_SIZES[size];
-    if (!s) throw new RangeError(`Unknown network size '${size}'. Known: ${Object.keys(FT_SIZES).join(', ')}.`);
+    if (!s)
+      throw new RangeError(`Unknown network size '${size}'. Known: ${Object.keys(FT_SIZES).join(', ')}.`);
     return { ...s, name: size };
   }
   return { ...size, name: 'custom' };

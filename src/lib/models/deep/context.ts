@@ -35,7 +35,8 @@ const STREAMS = ['labeled', 'unlabeled', 'noise', 'method', 'dropout'] as const;
  * batches, unlabeled batches and noise never share a generator (§7.5: ICT flat in t).
  */
 export function trainerStreams(ctx: DeepFitContext): TrainerStreams {
-  const get = (name: (typeof STREAMS)[number]): MT19937 => ctx.stream ? ctx.stream(`deep/${name}`) : new MT(ctx.rng.nextU32());
+  const get = (name: (typeof STREAMS)[number]): MT19937 =>
+    ctx.stream ? ctx.stream(`deep/${name}`) : new MT(ctx.rng.nextU32());
   const s = STREAMS.map(get);
   return { labeled: s[0], unlabeled: s[1], noise: s[2], method: s[3], dropoutSeed: s[4].nextU32() };
 }

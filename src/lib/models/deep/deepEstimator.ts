@@ -30,7 +30,10 @@ export class DeepEstimator implements Estimator {
   private last: FitInfo = {};
   private fitting = false;
 
-  constructor(readonly method: DeepMethodId, private readonly options: DeepEstimatorOptions = {}) {
+  constructor(
+    readonly method: DeepMethodId,
+    private readonly options: DeepEstimatorOptions = {},
+  ) {
     if (!DEEP_METHOD_IDS.includes(method)) {
       throw new RangeError(`Unknown deep method '${method}'. Known: ${DEEP_METHOD_IDS.join(', ')}.`);
     }
@@ -43,12 +46,28 @@ export class DeepEstimator implements Estimator {
     const probe = createMethod(this.method, o.mode ?? 'rsb', o.methodParams);
     const cfg = trainerConfig(1, 2, o);
     return {
-      size: size.name, blocks: size.blocks, dToken: size.dToken, heads: size.heads, ffnHidden: size.ffnHidden,
-      mode: o.mode ?? 'rsb', steps: cfg.steps, batchL: cfg.batchL, optimizer: cfg.optimizer, lr: cfg.lr,
-      schedule: cfg.optimizer === 'sgd' ? `cosine ${cfg.cosineFraction}` : 'none', weightDecay: cfg.weightDecay,
-      emaDecay: cfg.emaDecay, noiseWeak: cfg.noiseWeak, noiseStrong: cfg.noiseStrong,
-      dropoutAttention: cfg.dropoutAttention, dropoutFfn: cfg.dropoutFfn, warmup_form: 'min',
-      mu: probe.mu, lambdaU: probe.lambdaU, warmup: probe.warmup, ...probe.hyper,
+      size: size.name,
+      blocks: size.blocks,
+      dToken: size.dToken,
+      heads: size.heads,
+      ffnHidden: size.ffnHidden,
+      mode: o.mode ?? 'rsb',
+      steps: cfg.steps,
+      batchL: cfg.batchL,
+      optimizer: cfg.optimizer,
+      lr: cfg.lr,
+      schedule: cfg.optimizer === 'sgd' ? `cosine ${cfg.cosineFraction}` : 'none',
+      weightDecay: cfg.weightDecay,
+      emaDecay: cfg.emaDecay,
+      noiseWeak: cfg.noiseWeak,
+      noiseStrong: cfg.noiseStrong,
+      dropoutAttention: cfg.dropoutAttention,
+      dropoutFfn: cfg.dropoutFfn,
+      warmup_form: 'min',
+      mu: probe.mu,
+      lambdaU: probe.lambdaU,
+      warmup: probe.warmup,
+      ...probe.hyper,
     };
   }
 
@@ -59,7 +78,11 @@ export class DeepEstimator implements Estimator {
     try {
       this.trainer?.dispose();
       this.trainer = null;
-      const cfg = trainerConfig(Xl.cols, k, { ...this.options, initSeed: ctx.initSeed ?? this.options.initSeed, quirks: ctx.quirks ?? this.options.quirks });
+      const cfg = trainerConfig(Xl.cols, k, {
+        ...this.options,
+        initSeed: ctx.initSeed ?? this.options.initSeed,
+        quirks: ctx.quirks ?? this.options.quirks,
+      });
       const method = createMethod(this.method, this.options.mode ?? 'rsb', this.options.methodParams);
       const trainer = new DeepTrainer(cfg, method, { Xl, yl, Xu, k }, trainerStreams(ctx));
       this.trainer = trainer;
@@ -68,14 +91,23 @@ export class DeepEstimator implements Estimator {
       await trainer.run({
         onProgress: (r) => {
           ctx.onDeepProgress?.(r);
-          ctx.onProgress?.({ fraction: r.step / r.steps, message: `step ${r.step}/${r.steps} loss ${r.loss.toFixed(4)} mask ${r.maskRate.toFixed(2)}` });
+          ctx.onProgress?.({
+            fraction: r.step / r.steps,
+            message: `step ${r.step}/${r.steps} loss ${r.loss.toFixed(4)} mask ${r.maskRate.toFixed(2)}`,
+          });
         },
         onCheckpoint: ctx.onCheckpoint,
         tick: () => tick(),
       });
       this.last = {
-        nIter: cfg.steps, steps: cfg.steps, backend: tf.getBackend(), params: countParams(cfg.shape),
-        size: resolveSize(this.options.size).name, init_seed: cfg.initSeed, quirks: cfg.quirks, resumedFrom: ctx.resumeFrom?.step ?? null,
+        nIter: cfg.steps,
+        steps: cfg.steps,
+        backend: tf.getBackend(),
+        params: countParams(cfg.shape),
+        size: resolveSize(this.options.size).name,
+        init_seed: cfg.initSeed,
+        quirks: cfg.quirks,
+        resumedFrom: ctx.resumeFrom?.step ?? null,
       };
       return this;
     } catch (e) {

@@ -22,7 +22,10 @@ export function dropoutMask(size: number, rate: number, seed: number): Float32Ar
   const keep = 1 / (1 - rate);
   // Keep when the 32-bit draw ≥ rate·2³²: P(keep) = 1 − rate up to 2⁻³².
   const cut = Math.floor(rate * 4294967296);
-  let a = mix32(seed), b = mix32(a ^ 0x6a09e667), c = mix32(b ^ 0xbb67ae85), d = mix32(c ^ 0x3c6ef372);
+  let a = mix32(seed),
+    b = mix32(a ^ 0x6a09e667),
+    c = mix32(b ^ 0xbb67ae85),
+    d = mix32(c ^ 0x3c6ef372);
   if ((a | b | c | d) === 0) a = 1;
   for (let i = 0; i < size; i++) {
     // xoshiro128** (Blackman & Vigna)

@@ -146,7 +146,10 @@ const mm2 = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFun
       return [tf.matMul(dy, tf.transpose(sb)), tf.matMul(tf.transpose(sa), dy)];
     },
   };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor2D;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (
+  a: tf.Tensor,
+  b: tf.Tensor,
+) => tf.Tensor2D;
 
 export function matmul2d(a: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
   return mm2(a, b);
@@ -165,12 +168,35 @@ function applyDropout(x: tf.Tensor, rate: number, seed: number): tf.Tensor {
 /** The names of block l's parameters, in a fixed order (the recompute wrapper passes them as inputs). */
 function blockParamNames(l: number): string[] {
   const p = `b${l}.`;
-  const names = ['Wq', 'bq', 'Wk', 'bk', 'Wv', 'bv', 'Ek', 'Ev', 'Wo', 'bo', 'ln1.g', 'ln1.b', 'W1', 'b1', 'W2', 'b2'].map((x) => p + x);
+  const names = [
+    'Wq',
+    'bq',
+    'Wk',
+    'bk',
+    'Wv',
+    'bv',
+    'Ek',
+    'Ev',
+    'Wo',
+    'bo',
+    'ln1.g',
+    'ln1.b',
+    'W1',
+    'b1',
+    'W2',
+    'b2',
+  ].map((x) => p + x);
   return l > 0 ? [p + 'ln0.g', p + 'ln0.b', ...names] : names;
 }
 
 /** Block l on token-major h [n, B, D] → [n or 1, B, D]. Dropout seeds are fixed by the caller. */
-function block(s: FTShape, l: number, P: FTParams, h: tf.Tensor, drop: { attention: number; ffn: number; seeds: [number, number] } | null): tf.Tensor {
+function block(
+  s: FTShape,
+  l: number,
+  P: FTParams,
+  h: tf.Tensor,
+  drop: { attention: number; ffn: number; seeds: [number, number] } | null,
+): tf.Tensor {
   const { dToken: D, heads: H } = s;
   const dh = D / H;
   const n = s.features + 1;
@@ -197,7 +223,11 @@ function block(s: FTShape, l: number, P: FTParams, h: tf.Tensor, drop: { attenti
   const res = last ? tf.slice(h, [0, 0, 0], [1, B, D]) : h;
   let x = tf.add(res, out);
   // FFN: LN1 → linear D→2F → ReGLU (first half × relu(second half)) → dropout → linear F→D.
-  const f1 = linear(tf.reshape(layerNorm(x, P[p + 'ln1.g'], P[p + 'ln1.b']), [nq * B, D]), P[p + 'W1'], P[p + 'b1']);
+  const f1 = linear(
+    tf.reshape(layerNorm(x, P[p + 'ln1.g'], P[p + 'ln1.b']), [nq * B, D]),
+    P[p + 'W1'],
+    P[p + 'b1'],
+  );
   const [ga, gb] = tf.split(f1, 2, 1);
   let g: tf.Tensor = tf.mul(ga, tf.relu(gb));
   if (drop) g = applyDropout(g, drop.ffn, drop.seeds[1]);
@@ -211,17 +241,24 @@ function block(s: FTShape, l: number, P: FTParams, h: tf.Tensor, drop: { attenti
  * come from fixed seeds). Memory per fit then holds one block's intermediates instead of all eight:
  * without it a FixMatch step at rsb size (512 gradient rows) exceeds the WASM heap.
  */
-function blockRecompute(s: FTShape, l: number, P: FTParams, h: tf.Tensor, drop: Parameters<typeof block>[4]): tf.Tensor {
+function blockRecompute(
+  s: FTShape,
+  l: number,
+  P: FTParams,
+  h: tf.Tensor,
+  drop: Parameters<typeof block>[4],
+): tf.Tensor {
   const names = blockParamNames(l);
-  const run = (hh: tf.Tensor, ps: tf.Tensor[]) => block(s, l, Object.fromEntries(names.map((nm, i) => [nm, ps[i]])), hh, drop);
+  const run = (hh: tf.Tensor, ps: tf.Tensor[]) =>
+    block(s, l, Object.fromEntries(names.map((nm, i) => [nm, ps[i]])), hh, drop);
   const f = tf.customGrad(((...args: unknown[]) => {
     const save = args[args.length - 1] as tf.GradSaveFunc;
     const inputs = args.slice(0, -1) as tf.Tensor[];
     save(inputs);
     return {
       value: run(inputs[0], inputs.slice(1)),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => withOuterTapeKept(() =>
-        tf.grads((...xs: tf.Tensor[]) => run(xs[0], xs.slice(1)))(saved, dy)),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
+        withOuterTapeKept(() => tf.grads((...xs: tf.Tensor[]) => run(xs[0], xs.slice(1)))(saved, dy)),
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (...xs: tf.Tensor[]) => tf.Tensor;
   return f(h, ...names.map((nm) => P[nm]));
@@ -254,9 +291,15 @@ export function forward(s: FTShape, P: FTParams, x: tf.Tensor2D, opts: ForwardOp
   // Tokens, token-major: t[j, b, :] = x1[b, j]·W_j + bias_j, x1 = [1, x] and bias_0 = 0 (CLS).
   const x1T = tf.concat([tf.ones([1, B]), tf.transpose(x)], 0); // [n, B]
   const bias = tf.concat([tf.zeros([1, D]), P['tok.b']], 0); // [n, D]
-  let h: tf.Tensor = tf.add(tf.mul(tf.expandDims(x1T, 2), tf.expandDims(P['tok.W'], 1)), tf.expandDims(bias, 1));
+  let h: tf.Tensor = tf.add(
+    tf.mul(tf.expandDims(x1T, 2), tf.expandDims(P['tok.W'], 1)),
+    tf.expandDims(bias, 1),
+  );
   for (let l = 0; l < s.blocks; l++) {
-    const seeds: [number, number] = [(drop ? drop.seed : 0) + Math.imul(2 * l + 1, 0x9e3779b1) >>> 0, (drop ? drop.seed : 0) + Math.imul(2 * l + 2, 0x9e3779b1) >>> 0];
+    const seeds: [number, number] = [
+      ((drop ? drop.seed : 0) + Math.imul(2 * l + 1, 0x9e3779b1)) >>> 0,
+      ((drop ? drop.seed : 0) + Math.imul(2 * l + 2, 0x9e3779b1)) >>> 0,
+    ];
     const bd = drop ? { attention: drop.attention, ffn: drop.ffn, seeds } : null;
     const hin = h;
     if (opts.noGrad) h = tf.tidy(() => block(s, l, P, hin, bd));

@@ -56,13 +56,17 @@ export class SlotOptimizer {
         if (!g) continue;
         if (wd !== 0 && this.decays.has(name)) g = tf.add(g, tf.mul(p, wd));
         if (this.cfg.kind === 'adam') {
-          const b1 = this.cfg.beta1 ?? 0.9, b2 = this.cfg.beta2 ?? 0.999, eps = this.cfg.eps ?? 1e-8;
-          const m = this.slots.get(`m.${name}`)!, v = this.slots.get(`v.${name}`)!;
+          const b1 = this.cfg.beta1 ?? 0.9,
+            b2 = this.cfg.beta2 ?? 0.999,
+            eps = this.cfg.eps ?? 1e-8;
+          const m = this.slots.get(`m.${name}`)!,
+            v = this.slots.get(`v.${name}`)!;
           const m2 = tf.add(tf.mul(m, b1), tf.mul(g, 1 - b1));
           const v2 = tf.add(tf.mul(v, b2), tf.mul(tf.square(g), 1 - b2));
           m.assign(m2);
           v.assign(v2);
-          const bc1 = 1 - Math.pow(b1, t), bc2 = 1 - Math.pow(b2, t);
+          const bc1 = 1 - Math.pow(b1, t),
+            bc2 = 1 - Math.pow(b2, t);
           const denom = tf.add(tf.div(tf.sqrt(v2), Math.sqrt(bc2)), eps);
           p.assign(tf.sub(p, tf.mul(tf.div(m2, denom), lr / bc1)));
         } else {
@@ -83,10 +87,12 @@ export class SlotOptimizer {
   }
 
   load(s: OptimizerState): void {
-    if (s.kind !== this.cfg.kind) throw new Error(`Checkpoint optimiser is ${s.kind}; this fit uses ${this.cfg.kind}.`);
+    if (s.kind !== this.cfg.kind)
+      throw new Error(`Checkpoint optimiser is ${s.kind}; this fit uses ${this.cfg.kind}.`);
     for (const [k, v] of this.slots) {
       const a = s.slots[k];
-      if (!a || a.length !== v.size) throw new Error(`Checkpoint optimiser slot ${k} is missing or has the wrong size.`);
+      if (!a || a.length !== v.size)
+        throw new Error(`Checkpoint optimiser slot ${k} is missing or has the wrong size.`);
       tf.tidy(() => v.assign(tf.tensor(a, v.shape, 'float32')));
     }
     this.t = s.t;

@@ -36,7 +36,8 @@ export function loadMT(s: MTState): MT19937 {
 
 /** numpy legacy `RandomState.beta(a, b)` for a, b ≤ 1 (Jöhnk's algorithm, as in numpy's legacy_beta). */
 export function betaJohnk(rng: MT19937, a: number, b: number): number {
-  if (!(a > 0 && b > 0 && a <= 1 && b <= 1)) throw new RangeError(`betaJohnk needs 0 < a, b ≤ 1; got ${a}, ${b}.`);
+  if (!(a > 0 && b > 0 && a <= 1 && b <= 1))
+    throw new RangeError(`betaJohnk needs 0 < a, b ≤ 1; got ${a}, ${b}.`);
   for (;;) {
     const U = rng.random();
     const V = rng.random();

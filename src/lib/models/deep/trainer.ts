@@ -98,7 +98,10 @@ export function rampAt(it: number, steps: number, w: number | null): number {
   return Math.min(1, Math.max(0, it / (w * steps)));
 }
 
-export function lrAt(cfg: Pick<TrainerConfig, 'optimizer' | 'lr' | 'cosineFraction' | 'steps'>, it: number): number {
+export function lrAt(
+  cfg: Pick<TrainerConfig, 'optimizer' | 'lr' | 'cosineFraction' | 'steps'>,
+  it: number,
+): number {
   if (cfg.optimizer === 'adam') return cfg.lr;
   return cfg.lr * Math.max(0, Math.cos((Math.PI * cfg.cosineFraction * it) / cfg.steps));
 }
@@ -122,12 +125,16 @@ export class DeepTrainer {
     for (const s of paramSpecs(cfg.shape)) {
       const a = w.get(s.name);
       if (!a) throw new Error(`Initial weights lack ${s.name}.`);
-      this.params.set(s.name, variableFrom(tf.tensor(a, s.shape, 'float32'), true, `deep/${s.name}/${uid()}`));
+      this.params.set(
+        s.name,
+        variableFrom(tf.tensor(a, s.shape, 'float32'), true, `deep/${s.name}/${uid()}`),
+      );
       this.shadow.set(s.name, variableFrom(tf.tensor(a, s.shape, 'float32'), false));
       if (s.decay) decays.add(s.name);
     }
     this.opt = new SlotOptimizer({ kind: cfg.optimizer, weightDecay: cfg.weightDecay }, this.params, decays);
-    if (method.mu > 0 && data.Xu.rows === 0) throw new Error(`${method.id} needs unlabeled rows; Xu is empty.`);
+    if (method.mu > 0 && data.Xu.rows === 0)
+      throw new Error(`${method.id} needs unlabeled rows; Xu is empty.`);
     method.init?.(data.k, data.Xu.rows);
   }
 
@@ -161,7 +168,8 @@ export class DeepTrainer {
     const out = new Float32Array(idx.length * d);
     for (let r = 0; r < idx.length; r++) {
       const base = idx[r] * d;
-      for (let j = 0; j < d; j++) out[r * d + j] = z ? X.data[base + j] + sd * z[r * d + j] : X.data[base + j];
+      for (let j = 0; j < d; j++)
+        out[r * d + j] = z ? X.data[base + j] + sd * z[r * d + j] : X.data[base + j];
     }
     return tf.tensor2d(out, [idx.length, d]);
   }
@@ -181,13 +189,25 @@ export class DeepTrainer {
       if (terms) {
         const [ls, lu, mask] = await Promise.all(terms.map((t) => t.data()));
         tf.dispose(terms);
-        const lr = lrAt(cfg, it), ramp = rampAt(it, cfg.steps, this.method.warmup);
+        const lr = lrAt(cfg, it),
+          ramp = rampAt(it, cfg.steps, this.method.warmup);
         hooks.onProgress!({
-          step: it + 1, steps: cfg.steps, lossS: ls[0], lossU: lu[0], loss: ls[0] + this.method.lambdaU * ramp * lu[0],
-          maskRate: mask[0], lr, ramp,
+          step: it + 1,
+          steps: cfg.steps,
+          lossS: ls[0],
+          lossU: lu[0],
+          loss: ls[0] + this.method.lambdaU * ramp * lu[0],
+          maskRate: mask[0],
+          lr,
+          ramp,
         });
       }
-      if (hooks.onCheckpoint && cfg.checkpointEvery > 0 && this.step % cfg.checkpointEvery === 0 && this.step < cfg.steps) {
+      if (
+        hooks.onCheckpoint &&
+        cfg.checkpointEvery > 0 &&
+        this.step % cfg.checkpointEvery === 0 &&
+        this.step < cfg.steps
+      ) {
         await hooks.onCheckpoint(await this.checkpoint());
       }
       await hooks.tick?.(this.step);
@@ -201,14 +221,23 @@ export class DeepTrainer {
   trainStep(
     it: number,
     draw: BatchDraw,
-    { keepTerms = false, update = true, onGrads }: { keepTerms?: boolean; update?: boolean; onGrads?: (g: Record<string, tf.Tensor>) => void } = {},
+    {
+      keepTerms = false,
+      update = true,
+      onGrads,
+    }: { keepTerms?: boolean; update?: boolean; onGrads?: (g: Record<string, tf.Tensor>) => void } = {},
   ): tf.Scalar[] | null {
     const { cfg, method } = this;
     const k = this.data.k;
     let dropCall = 0;
-    const dropout = () => (cfg.dropoutAttention > 0 || cfg.dropoutFfn > 0
-      ? { attention: cfg.dropoutAttention, ffn: cfg.dropoutFfn, seed: dropoutSeed(this.streams.dropoutSeed, it, dropCall++) }
-      : null);
+    const dropout = () =>
+      cfg.dropoutAttention > 0 || cfg.dropoutFfn > 0
+        ? {
+            attention: cfg.dropoutAttention,
+            ffn: cfg.dropoutFfn,
+            seed: dropoutSeed(this.streams.dropoutSeed, it, dropCall++),
+          }
+        : null;
     const P = Object.fromEntries(this.params) as FTParams;
     const S = Object.fromEntries(this.shadow) as FTParams;
     const lr = lrAt(cfg, it);
@@ -218,11 +247,26 @@ export class DeepTrainer {
     let kept: tf.Scalar[] | null = null;
     tf.tidy(() => {
       let z = 0;
-      const xl = this.view(this.data.Xl, draw.idxL, method.labeledView === 'weak' ? draw.noise[z++] : null, cfg.noiseWeak);
-      const yl = tf.tensor1d(Int32Array.from(draw.idxL, (i) => this.data.yl[i]), 'int32');
+      const xl = this.view(
+        this.data.Xl,
+        draw.idxL,
+        method.labeledView === 'weak' ? draw.noise[z++] : null,
+        cfg.noiseWeak,
+      );
+      const yl = tf.tensor1d(
+        Int32Array.from(draw.idxL, (i) => this.data.yl[i]),
+        'int32',
+      );
       const u = method.views.map((v) => this.view(this.data.Xu, draw.idxU, draw.noise[z++], this.sd(v)));
       const io: StepIO = {
-        it, steps: cfg.steps, k, quirks: cfg.quirks, xl, yl, u, idxU: draw.idxU,
+        it,
+        steps: cfg.steps,
+        k,
+        quirks: cfg.quirks,
+        xl,
+        yl,
+        u,
+        idxU: draw.idxU,
         idxUT: tf.tensor1d(draw.idxU, 'int32'),
         teacher: (x) => forward(cfg.shape, P, x, { dropout: dropout(), noGrad: true }),
         shadow: (x) => forward(cfg.shape, S, x, { dropout: dropout(), noGrad: true }),
@@ -238,7 +282,12 @@ export class DeepTrainer {
         const logits = forward(cfg.shape, P, input, { dropout: studentDrop, recompute: cfg.recompute });
         const parts = sizes.length > 1 ? tf.split(logits, sizes, 0) : [logits];
         const ls = tf.mean(ceRows(parts[0] as tf.Tensor2D, yl, k)) as tf.Scalar;
-        const { lu, mask } = method.unsupervised(io, prep.aux, parts.slice(1) as tf.Tensor2D[], parts[0] as tf.Tensor2D);
+        const { lu, mask } = method.unsupervised(
+          io,
+          prep.aux,
+          parts.slice(1) as tf.Tensor2D[],
+          parts[0] as tf.Tensor2D,
+        );
         if (keepTerms) kept = [tf.keep(ls), tf.keep(lu), tf.keep(mask)];
         return tf.add(ls, tf.mul(lu, coef)) as tf.Scalar;
       }, vars);
@@ -249,17 +298,24 @@ export class DeepTrainer {
       if (!update) return;
       this.opt.step(byName, lr);
       const a = cfg.emaDecay;
-      for (const [name, s] of this.shadow) s.assign(tf.add(tf.mul(s, a), tf.mul(this.params.get(name)!, 1 - a)));
+      for (const [name, s] of this.shadow)
+        s.assign(tf.add(tf.mul(s, a), tf.mul(this.params.get(name)!, 1 - a)));
     });
     return kept;
   }
 
   /** Gradients (with coupled L2 not yet added) and [L_s, L_u, mask] of a step, without updating. */
-  async gradients(it: number, draw: BatchDraw): Promise<{ grads: Record<string, Float32Array>; terms: number[] }> {
+  async gradients(
+    it: number,
+    draw: BatchDraw,
+  ): Promise<{ grads: Record<string, Float32Array>; terms: number[] }> {
     let captured: Record<string, tf.Tensor> = {};
     const terms = this.trainStep(it, draw, {
-      keepTerms: true, update: false,
-      onGrads: (g) => { captured = Object.fromEntries(Object.entries(g).map(([k, t]) => [k, tf.keep(t.clone())])); },
+      keepTerms: true,
+      update: false,
+      onGrads: (g) => {
+        captured = Object.fromEntries(Object.entries(g).map(([k, t]) => [k, tf.keep(t.clone())]));
+      },
     })!;
     const grads: Record<string, Float32Array> = {};
     for (const [k, t] of Object.entries(captured)) grads[k] = (await t.data()) as Float32Array;
@@ -276,21 +332,34 @@ export class DeepTrainer {
     };
     const s = this.streams;
     return {
-      format: 'rac-deep-checkpoint/1', method: this.method.id, step: this.step,
-      params: await read(this.params), shadow: await read(this.shadow), optimizer: await this.opt.save(),
-      streams: { labeled: saveMT(s.labeled), unlabeled: saveMT(s.unlabeled), noise: saveMT(s.noise), method: saveMT(s.method), dropoutSeed: s.dropoutSeed },
+      format: 'rac-deep-checkpoint/1',
+      method: this.method.id,
+      step: this.step,
+      params: await read(this.params),
+      shadow: await read(this.shadow),
+      optimizer: await this.opt.save(),
+      streams: {
+        labeled: saveMT(s.labeled),
+        unlabeled: saveMT(s.unlabeled),
+        noise: saveMT(s.noise),
+        method: saveMT(s.method),
+        dropoutSeed: s.dropoutSeed,
+      },
       methodState: this.method.saveState ? await this.method.saveState() : null,
     };
   }
 
   /** Continue from a checkpoint of the same method, shape and data. */
   restore(c: DeepCheckpoint): void {
-    if (c.format !== 'rac-deep-checkpoint/1') throw new Error(`Unknown checkpoint format ${String(c.format)}.`);
-    if (c.method !== this.method.id) throw new Error(`Checkpoint is for ${c.method}; this fit is ${this.method.id}.`);
+    if (c.format !== 'rac-deep-checkpoint/1')
+      throw new Error(`Unknown checkpoint format ${String(c.format)}.`);
+    if (c.method !== this.method.id)
+      throw new Error(`Checkpoint is for ${c.method}; this fit is ${this.method.id}.`);
     const put = (m: Map<string, tf.Variable>, o: Record<string, Float32Array>) => {
       for (const [k, v] of m) {
         const a = o[k];
-        if (!a || a.length !== v.size) throw new Error(`Checkpoint tensor ${k} is missing or has the wrong size.`);
+        if (!a || a.length !== v.size)
+          throw new Error(`Checkpoint tensor ${k} is missing or has the wrong size.`);
         tf.tidy(() => v.assign(tf.tensor(a, v.shape, 'float32')));
       }
     };
@@ -298,8 +367,11 @@ export class DeepTrainer {
     put(this.shadow, c.shadow);
     this.opt.load(c.optimizer);
     this.streams = {
-      labeled: loadMT(c.streams.labeled), unlabeled: loadMT(c.streams.unlabeled), noise: loadMT(c.streams.noise),
-      method: loadMT(c.streams.method), dropoutSeed: c.streams.dropoutSeed,
+      labeled: loadMT(c.streams.labeled),
+      unlabeled: loadMT(c.streams.unlabeled),
+      noise: loadMT(c.streams.noise),
+      method: loadMT(c.streams.method),
+      dropoutSeed: c.streams.dropoutSeed,
     };
     if (c.methodState) this.method.loadState?.(c.methodState);
     this.step = c.step;
@@ -308,7 +380,8 @@ export class DeepTrainer {
   /** Host copies of the weights or the shadow. */
   async weights(which: 'params' | 'shadow' = 'params'): Promise<Record<string, Float32Array>> {
     const o: Record<string, Float32Array> = {};
-    for (const [k, v] of which === 'params' ? this.params : this.shadow) o[k] = (await v.data()) as Float32Array;
+    for (const [k, v] of which === 'params' ? this.params : this.shadow)
+      o[k] = (await v.data()) as Float32Array;
     return o;
   }
 
@@ -319,7 +392,14 @@ export class DeepTrainer {
     const W = Object.fromEntries(which === 'shadow' ? this.shadow : this.params) as FTParams;
     for (let r0 = 0; r0 < X.rows; r0 += batch) {
       const r1 = Math.min(X.rows, r0 + batch);
-      const t = tf.tidy(() => forward(this.cfg.shape, W, tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]), { noGrad: true }));
+      const t = tf.tidy(() =>
+        forward(
+          this.cfg.shape,
+          W,
+          tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]),
+          { noGrad: true },
+        ),
+      );
       out.set((await t.data()) as Float32Array, r0 * k);
       t.dispose();
     }

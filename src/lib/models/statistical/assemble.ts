@@ -42,7 +42,13 @@ export interface AssembleParams {
   base: Partial<GBDTParams>;
 }
 
-export const ASSEMBLE_DEFAULTS: Readonly<AssembleParams> = Object.freeze({ T: 30, alpha: 1, beta: 0.9, nNeighbors: 3, base: {} });
+export const ASSEMBLE_DEFAULTS: Readonly<AssembleParams> = Object.freeze({
+  T: 30,
+  alpha: 1,
+  beta: 0.9,
+  nNeighbors: 3,
+  base: {},
+});
 
 export const ASSEMBLE_CONSTRAINTS: ConstraintTable = {
   T: integerIn(1, 10_000),
@@ -59,12 +65,19 @@ export const ASSEMBLE_CONSTRAINTS: ConstraintTable = {
  * entry, take searchsorted(cdf, x, 'right') for each, keep the new distinct indices in order of first
  * occurrence; repeat until `want` are found. Same stream use, same indices, same order.
  */
-export function weightedSampleWithoutReplacement(p: Float64Array, want: number, rng: FitContext['rng']): Int32Array {
+export function weightedSampleWithoutReplacement(
+  p: Float64Array,
+  want: number,
+  rng: FitContext['rng'],
+): Int32Array {
   const n = p.length;
   if (want > n) throw new Error(`weightedSampleWithoutReplacement: cannot take ${want} rows from ${n}.`);
   let positive = 0;
   for (let i = 0; i < n; i++) if (p[i] > 0) positive++;
-  if (positive < want) throw new Error(`weightedSampleWithoutReplacement: fewer non-zero entries in p (${positive}) than size (${want}).`);
+  if (positive < want)
+    throw new Error(
+      `weightedSampleWithoutReplacement: fewer non-zero entries in p (${positive}) than size (${want}).`,
+    );
   const w = Float64Array.from(p);
   const out = new Int32Array(want);
   const cdf = new Float64Array(n);
@@ -117,7 +130,7 @@ export function numpyPairwiseSum(a: Float64Array, start = 0, n = a.length): numb
     const r = [0, 1, 2, 3, 4, 5, 6, 7].map((j) => a[start + j]);
     let i = 8;
     for (; i < n - (n % 8); i += 8) for (let j = 0; j < 8; j++) r[j] += a[start + i + j];
-    let res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    let res = r[0] + r[1] + (r[2] + r[3]) + (r[4] + r[5] + (r[6] + r[7]));
     for (; i < n; i++) res += a[start + i];
     return res;
   }
@@ -147,7 +160,13 @@ export class Assemble extends BaseEstimator<AssembleParams> {
     return { ...rest, base: { ...GBDT_DEFAULTS, ...base } };
   }
 
-  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void> {
     const { base, ...own } = this.params;
     const { T, alpha, beta, nNeighbors } = own;
     // Inner fits share the abort signal and ticks but not the progress callback (this fit reports its own).
@@ -164,7 +183,13 @@ export class Assemble extends BaseEstimator<AssembleParams> {
     for (let i = 0; i < l; i++) weight[i] = u > 0 ? beta / l : 1 / l;
     for (let i = l; i < n; i++) weight[i] = (1 - beta) / u;
     let f = new GBDTClassifier(base);
-    await f.fitWeighted(Xall, yAll, weight.map((v) => v * n), k, inner);
+    await f.fitWeighted(
+      Xall,
+      yAll,
+      weight.map((v) => v * n),
+      k,
+      inner,
+    );
 
     const members: AssembleMember[] = [];
     const P = new Float32Array(n * k); // numpy: float64 scalar w × float32 proba stays float32

@@ -18,9 +18,21 @@
  */
 import type { Matrix } from '../../types.ts';
 import { BaseEstimator } from '../baseEstimator.ts';
-import { checkFitInputs, InputError, throwIfAborted, type FitContext, type LiveFitContext } from '../estimator.ts';
+import {
+  checkFitInputs,
+  InputError,
+  throwIfAborted,
+  type FitContext,
+  type LiveFitContext,
+} from '../estimator.ts';
 import { integerIn, interval, type ConstraintTable } from '../params.ts';
-import { predictBoosterProba, trainBooster, trainBoosterAsync, type BoosterModel, type BoostParams } from './gbdtBooster.ts';
+import {
+  predictBoosterProba,
+  trainBooster,
+  trainBoosterAsync,
+  type BoosterModel,
+  type BoostParams,
+} from './gbdtBooster.ts';
 
 /** Hyperparameters, xgboost's names in brackets (documented on BoostParams). */
 export type GBDTParams = BoostParams;
@@ -50,17 +62,27 @@ export const GBDT_CONSTRAINTS: ConstraintTable = {
 function checkWeights(estimator: string, X: Matrix, weights: Float64Array | null): void {
   if (!weights) return;
   if (weights.length !== X.rows) {
-    throw new InputError(`${estimator}.fit: weights has ${weights.length} values; expected one per row (${X.rows}).`);
+    throw new InputError(
+      `${estimator}.fit: weights has ${weights.length} values; expected one per row (${X.rows}).`,
+    );
   }
   for (let i = 0; i < weights.length; i++) {
     if (!(weights[i] >= 0) || !Number.isFinite(weights[i])) {
-      throw new InputError(`${estimator}.fit: weights must be finite and ≥ 0. Got ${weights[i]} at row ${i} instead.`);
+      throw new InputError(
+        `${estimator}.fit: weights must be finite and ≥ 0. Got ${weights[i]} at row ${i} instead.`,
+      );
     }
   }
 }
 
 /** Input checks shared by the XGBoost-based estimators (sklearn-style messages). */
-export function checkLabeled(estimator: string, X: Matrix, y: Int32Array, k: number, weights?: Float64Array | null): void {
+export function checkLabeled(
+  estimator: string,
+  X: Matrix,
+  y: Int32Array,
+  k: number,
+  weights?: Float64Array | null,
+): void {
   checkFitInputs(estimator, X, y, null, k);
   checkWeights(estimator, X, weights ?? null);
 }
@@ -70,7 +92,9 @@ export function checkPredictInput(estimator: string, X: Matrix, d: number): void
     throw new InputError(`X has ${X.cols} features, but ${estimator} is expecting ${d} features as input.`);
   }
   if (X.data.length !== X.rows * X.cols) {
-    throw new InputError(`${estimator}.predictProba: X.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`);
+    throw new InputError(
+      `${estimator}.predictProba: X.data has ${X.data.length} values; expected rows × cols = ${X.rows * X.cols}.`,
+    );
   }
 }
 
@@ -91,22 +115,43 @@ export class GBDTClassifier extends BaseEstimator<GBDTParams> {
   }
 
   override get hyper(): Record<string, unknown> {
-    return { ...this.params, treeMethod: 'exact', objective: 'binary:logistic (k=2) | multi:softprob (k>2)', numClass: 'k' };
+    return {
+      ...this.params,
+      treeMethod: 'exact',
+      objective: 'binary:logistic (k=2) | multi:softprob (k>2)',
+      numClass: 'k',
+    };
   }
 
   /** Baseline fit: labeled rows only (Xu is not used); one `ctx.tick()` per boosting round. */
-  protected async fitImpl(Xl: Matrix, yl: Int32Array, _Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    _Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void> {
     const weights = this.pendingWeights;
     const w = weights ? Float32Array.from(weights) : null;
     const n = this.params.nEstimators;
     this.fitted = await trainBoosterAsync(Xl.data, Xl.rows, Xl.cols, yl, w, k, this.params, (r) =>
-      ctx.tick(r % 10 === 9 || r === n - 1 ? { fraction: (r + 1) / n, step: r + 1, total: n, message: `round ${r + 1}` } : undefined),
+      ctx.tick(
+        r % 10 === 9 || r === n - 1
+          ? { fraction: (r + 1) / n, step: r + 1, total: n, message: `round ${r + 1}` }
+          : undefined,
+      ),
     );
     this.lastInfo = this.fitInfo(yl, k, weights !== null);
   }
 
   /** Fit with optional per-row sample weights (stored as float32, as in a DMatrix). */
-  async fitWeighted(X: Matrix, y: Int32Array, weights: Float64Array | null, k: number, ctx: FitContext): Promise<this> {
+  async fitWeighted(
+    X: Matrix,
+    y: Int32Array,
+    weights: Float64Array | null,
+    k: number,
+    ctx: FitContext,
+  ): Promise<this> {
     checkWeights(this.className, X, weights);
     this.pendingWeights = weights;
     try {
@@ -128,7 +173,8 @@ export class GBDTClassifier extends BaseEstimator<GBDTParams> {
     this.fitted = trainBooster(X.data, X.rows, X.cols, y, w, k, this.params, {
       afterRound: (r) => {
         throwIfAborted(ctx.signal);
-        if (ctx.onProgress && (r % 10 === 9 || r === n - 1)) ctx.onProgress({ fraction: (r + 1) / n, message: `round ${r + 1}` });
+        if (ctx.onProgress && (r % 10 === 9 || r === n - 1))
+          ctx.onProgress({ fraction: (r + 1) / n, message: `round ${r + 1}` });
       },
     });
     this.lastInfo = this.fitInfo(y, k, weights !== null);

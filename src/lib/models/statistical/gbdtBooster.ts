@@ -158,7 +158,16 @@ class BoosterTraining {
     if (k === 2) logisticGradients(margins, y, weights, n, grad, hess);
     else softmaxGradients(margins, y, weights, n, k, grad, hess);
     for (let c = 0; c < nOut; c++) {
-      const t = trees.push(this.ws, growTree(this.cols, grad.subarray(c * n, (c + 1) * n), hess.subarray(c * n, (c + 1) * n), this.tp, this.ws));
+      const t = trees.push(
+        this.ws,
+        growTree(
+          this.cols,
+          grad.subarray(c * n, (c + 1) * n),
+          hess.subarray(c * n, (c + 1) * n),
+          this.tp,
+          this.ws,
+        ),
+      );
       for (let r = 0; r < n; r++) {
         margins[r * nOut + c] = f32(margins[r * nOut + c] + trees.leafValue(t, X, r * d));
       }

@@ -119,7 +119,13 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     return 1;
   }
 
-  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void> {
     this.quirks = ctx.quirks ?? 'rsb';
     const n = Xl.rows + Xu.rows;
     const precision =
@@ -131,14 +137,18 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     const fitted =
       precision === 'float64' ? await this.fit64(Xl, yl, Xu, k, ctx) : await this.fit32(Xl, yl, Xu, k, ctx);
     this.fitted = fitted;
-    const warnings = fitted.converged ? [] : [`max_iter=${this.params.maxIter} was reached without convergence.`];
+    const warnings = fitted.converged
+      ? []
+      : [`max_iter=${this.params.maxIter} was reached without convergence.`];
     this.lastInfo = {
       nIter: fitted.nIter,
       converged: fitted.converged,
       warnings,
       floatPrecision: precision,
       graphRows: n,
-      ...(precision === 'float32' ? { blockRows: this.compute.blockRows, graphCached: fitted.graph!.cached } : {}),
+      ...(precision === 'float32'
+        ? { blockRows: this.compute.blockRows, graphCached: fitted.graph!.cached }
+        : {}),
       ...(fitted.lpPath ?? {}),
     };
     ctx.onProgress?.({ fraction: 1, message: `${this.className}: ${fitted.nIter} iterations` });
@@ -158,7 +168,13 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     return Math.max(1, Math.floor(2e7 / Math.max(1, n * n * k)));
   }
 
-  private async fit64(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<GraphFitted> {
+  private async fit64(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<GraphFitted> {
     const { gamma, maxIter, tol } = this.params;
     const d = Xl.cols;
     const n = Xl.rows + Xu.rows;
@@ -168,7 +184,8 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     const spec = this.buildGraph(deg);
     const G = applySpec64(W, n, spec);
     const fast = this.variant === 'propagation' && this.compute.fastPropagation && nl > 0 && nl < n;
-    let lpPath: Record<string, unknown> | undefined = this.variant === 'propagation' ? { lpPath: 'direct' } : undefined;
+    let lpPath: Record<string, unknown> | undefined =
+      this.variant === 'propagation' ? { lpPath: 'direct' } : undefined;
     const { F0, Y } = this.initialF(yl, n, k);
     let F: Float64Array = F0;
     let prev: Float64Array = new Float64Array(n * k);
@@ -185,22 +202,41 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
         break;
       }
       if (it % stride === 0) {
-        ctx.onProgress?.({ fraction: it / maxIter, message: `${this.className}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
+        ctx.onProgress?.({
+          fraction: it / maxIter,
+          message: `${this.className}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}`,
+        });
         await yieldToLoop();
         throwIfAborted(ctx.signal);
       }
       if (fast && it >= 1 && affineReady(F, n, nl, k)) {
         // From here on the loop is affine: jump through it (same stopping step, same F).
         const res = await propagateAffine({
-          G, deg: spec.rowDivisor, n, nl, k, F, step: it, maxIter, tol,
+          G,
+          deg: spec.rowDivisor,
+          n,
+          nl,
+          k,
+          F,
+          step: it,
+          maxIter,
+          tol,
           powerBudgetBytes: this.compute.fastPropagationBudgetBytes,
           // ctx.tick: abort check and a (clock-throttled) turn of the event loop.
-          tick: (step, what) => ctx.tick({ fraction: step / maxIter, message: `${this.className}: step ${step}, ${what}` }),
+          tick: (step, what) =>
+            ctx.tick({ fraction: step / maxIter, message: `${this.className}: step ${step}, ${what}` }),
         });
         F = res.F;
         nIter = res.nIter;
         converged = res.converged;
-        lpPath = { lpPath: 'affine', lpAffineFrom: it, lpSquarings: res.squarings, lpLeaps: res.leaps, lpSingleSteps: res.singleSteps, lpMaxLeap: res.maxLeap };
+        lpPath = {
+          lpPath: 'affine',
+          lpAffineFrom: it,
+          lpSquarings: res.squarings,
+          lpLeaps: res.leaps,
+          lpSingleSteps: res.singleSteps,
+          lpMaxLeap: res.maxLeap,
+        };
         break;
       }
       if (this.variant === 'propagation') {
@@ -224,7 +260,13 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     return { k, d, n, precision: 'float64', nIter, converged, X64, F64: F, lpPath };
   }
 
-  private async fit32(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<GraphFitted> {
+  private async fit32(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<GraphFitted> {
     const { gamma, maxIter, tol } = this.params;
     const d = Xl.cols;
     const n = Xl.rows + Xu.rows;
@@ -261,7 +303,10 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
           break;
         }
         if (it % stride === 0) {
-          ctx.onProgress?.({ fraction: it / maxIter, message: `${this.className}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}` });
+          ctx.onProgress?.({
+            fraction: it / maxIter,
+            message: `${this.className}: iteration ${it}, Σ|ΔF| ${diff.toExponential(3)}`,
+          });
           await yieldToLoop();
         }
         throwIfAborted(ctx.signal);
@@ -297,7 +342,8 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
    */
   protected async predictImpl(X: Matrix): Promise<Float32Array> {
     const f = this.fitted!;
-    const { scores, degenerate } = f.precision === 'float64' ? this.scores64(f, X) : await this.scores32(f, X);
+    const { scores, degenerate } =
+      f.precision === 'float64' ? this.scores64(f, X) : await this.scores32(f, X);
     const k = f.k;
     const out = new Float32Array(X.rows * k);
     let nNan = 0;
@@ -354,7 +400,10 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     return { scores, degenerate };
   }
 
-  private async scores32(f: GraphFitted, X: Matrix): Promise<{ scores: Float32Array; degenerate: Uint8Array }> {
+  private async scores32(
+    f: GraphFitted,
+    X: Matrix,
+  ): Promise<{ scores: Float32Array; degenerate: Uint8Array }> {
     const { scores, dmin } = await f.graph!.predictScores(X.data, X.rows, f.d, f.F32!, f.k);
     const degenerate = new Uint8Array(X.rows);
     for (let i = 0; i < X.rows; i++) {
@@ -419,5 +468,3 @@ function normaliseRowsT(F: tf.Tensor2D): tf.Tensor2D {
     return F.div(tf.where(s.equal(0), tf.onesLike(s), s)) as tf.Tensor2D;
   });
 }
-
-

@@ -36,7 +36,14 @@ export function stackRows64(a: Matrix, b: Matrix): Float64Array {
 }
 
 /** Squared euclidean distances of row i of A to every row of B (length nb), summed left to right. */
-export function sqDistRow(A: ArrayLike<number>, i: number, B: Float64Array, nb: number, d: number, out: Float64Array): void {
+export function sqDistRow(
+  A: ArrayLike<number>,
+  i: number,
+  B: Float64Array,
+  nb: number,
+  d: number,
+  out: Float64Array,
+): void {
   const ai = i * d;
   for (let j = 0; j < nb; j++) {
     let s = 0;
@@ -50,7 +57,12 @@ export function sqDistRow(A: ArrayLike<number>, i: number, B: Float64Array, nb: 
 }
 
 /** Dense float64 affinity W_ij = exp(−γ‖x_i − x_j‖²) with exact zero self-distance, and its degrees. */
-export function affinity64(X: Float64Array, n: number, d: number, gamma: number): { W: Float64Array; deg: Degrees } {
+export function affinity64(
+  X: Float64Array,
+  n: number,
+  d: number,
+  gamma: number,
+): { W: Float64Array; deg: Degrees } {
   const W = new Float64Array(n * n);
   const row = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -93,7 +105,14 @@ export function applySpec64(W: Float64Array, n: number, spec: GraphSpec): Float6
  * F is transposed first so that every output entry is one contiguous dot product (≈10× faster in
  * V8 than scattering into out).
  */
-export function matMulGF64(G: Float64Array, F: Float64Array, n: number, k: number, out: Float64Array, fromRow = 0): void {
+export function matMulGF64(
+  G: Float64Array,
+  F: Float64Array,
+  n: number,
+  k: number,
+  out: Float64Array,
+  fromRow = 0,
+): void {
   const Ft = new Float64Array(n * k);
   for (let j = 0; j < n; j++) for (let c = 0; c < k; c++) Ft[c * n + j] = F[j * k + c];
   for (let i = fromRow; i < n; i++) {
@@ -193,15 +212,18 @@ export class BlockedGraph {
   }
 
   private offDiagonalMask(r0: number, r1: number): tf.Tensor2D {
-    return tf.tidy(() =>
-      tf.scalar(1).sub(tf.oneHot(tf.range(r0, r1, 1, 'int32'), this.n).toFloat()) as tf.Tensor2D,
+    return tf.tidy(
+      () => tf.scalar(1).sub(tf.oneHot(tf.range(r0, r1, 1, 'int32'), this.n).toFloat()) as tf.Tensor2D,
     );
   }
 
   /** Row blocks: rows 0..fromRow−1 (degrees only), then fromRow..n−1 (the rows products need). */
   private blocks(): [number, number][] {
     const out: [number, number][] = [];
-    for (const [a, b] of [[0, this.fromRow], [this.fromRow, this.n]]) {
+    for (const [a, b] of [
+      [0, this.fromRow],
+      [this.fromRow, this.n],
+    ]) {
       for (let r0 = a; r0 < b; r0 += this.blockRows) out.push([r0, Math.min(b, r0 + this.blockRows)]);
     }
     return out;
@@ -237,7 +259,9 @@ export class BlockedGraph {
   setSpec(spec: GraphSpec): void {
     this.spec = spec;
     this.rowDiv = tf.keep(tf.tensor2d(Float32Array.from(spec.rowDivisor), [this.n, 1]));
-    this.colDiv = spec.colDivisor ? tf.keep(tf.tensor2d(Float32Array.from(spec.colDivisor), [1, this.n])) : null;
+    this.colDiv = spec.colDivisor
+      ? tf.keep(tf.tensor2d(Float32Array.from(spec.colDivisor), [1, this.n]))
+      : null;
     if (this.cache) {
       const ranges = this.blocks().filter(([r0]) => r0 >= this.fromRow);
       this.cache = this.cache.map((W, b) => {
@@ -290,7 +314,13 @@ export class BlockedGraph {
    * shifted by the row's smallest squared distance (the ratio of scores does not change) and that
    * distance is returned so the caller can tell which rows the unshifted kernel underflows.
    */
-  async predictScores(Xq: Float32Array, nq: number, d: number, F: tf.Tensor2D, k: number): Promise<{ scores: Float32Array; dmin: Float32Array }> {
+  async predictScores(
+    Xq: Float32Array,
+    nq: number,
+    d: number,
+    F: tf.Tensor2D,
+    k: number,
+  ): Promise<{ scores: Float32Array; dmin: Float32Array }> {
     const scores = new Float32Array(nq * k);
     const dmin = new Float32Array(nq);
     for (let r0 = 0; r0 < nq; r0 += this.blockRows) {

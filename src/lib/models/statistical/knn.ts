@@ -6,9 +6,17 @@
  */
 import type { Matrix } from '../../types.ts';
 
-export function knnPredict(train: Matrix, y: Int32Array, k: number, query: Matrix, nNeighbors: number): Int32Array {
+export function knnPredict(
+  train: Matrix,
+  y: Int32Array,
+  k: number,
+  query: Matrix,
+  nNeighbors: number,
+): Int32Array {
   if (train.cols !== query.cols) {
-    throw new Error(`knnPredict: query has ${query.cols} features, but the training rows have ${train.cols}.`);
+    throw new Error(
+      `knnPredict: query has ${query.cols} features, but the training rows have ${train.cols}.`,
+    );
   }
   if (train.rows < 1) throw new Error('knnPredict: needs at least 1 training row. Got 0 instead.');
   const nn = Math.min(nNeighbors, train.rows);

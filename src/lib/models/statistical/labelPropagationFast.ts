@@ -64,7 +64,11 @@ export function affineReady(F: Float64Array, n: number, nl: number, k: number): 
  * C = A·A for a symmetric A (m×m): C_ij = Σ_l A_il A_jl (row by row), lower triangle computed in
  * 2×4 register blocks, then mirrored. Async: yields through `tick` between row bands.
  */
-export async function symSquare(A: Float64Array, m: number, tick?: () => Promise<void>): Promise<Float64Array> {
+export async function symSquare(
+  A: Float64Array,
+  m: number,
+  tick?: () => Promise<void>,
+): Promise<Float64Array> {
   const C = new Float64Array(m * m);
   const band = Math.max(8, Math.floor(2_000_000 / Math.max(1, m)) & ~1);
   for (let i0 = 0; i0 < m; i0 += band) {
@@ -79,7 +83,14 @@ export async function symSquare(A: Float64Array, m: number, tick?: () => Promise
         const b1 = b0 + m;
         const b2 = b1 + m;
         const b3 = b2 + m;
-        let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
+        let s00 = 0,
+          s01 = 0,
+          s02 = 0,
+          s03 = 0,
+          s10 = 0,
+          s11 = 0,
+          s12 = 0,
+          s13 = 0;
         for (let l = 0; l < m; l++) {
           const x0 = A[a0 + l];
           const x1 = A[a1 + l];
@@ -87,11 +98,23 @@ export async function symSquare(A: Float64Array, m: number, tick?: () => Promise
           const y1 = A[b1 + l];
           const y2 = A[b2 + l];
           const y3 = A[b3 + l];
-          s00 += x0 * y0; s01 += x0 * y1; s02 += x0 * y2; s03 += x0 * y3;
-          s10 += x1 * y0; s11 += x1 * y1; s12 += x1 * y2; s13 += x1 * y3;
+          s00 += x0 * y0;
+          s01 += x0 * y1;
+          s02 += x0 * y2;
+          s03 += x0 * y3;
+          s10 += x1 * y0;
+          s11 += x1 * y1;
+          s12 += x1 * y2;
+          s13 += x1 * y3;
         }
-        C[a0 + j] = s00; C[a0 + j + 1] = s01; C[a0 + j + 2] = s02; C[a0 + j + 3] = s03;
-        C[a1 + j] = s10; C[a1 + j + 1] = s11; C[a1 + j + 2] = s12; C[a1 + j + 3] = s13;
+        C[a0 + j] = s00;
+        C[a0 + j + 1] = s01;
+        C[a0 + j + 2] = s02;
+        C[a0 + j + 3] = s03;
+        C[a1 + j] = s10;
+        C[a1 + j + 1] = s11;
+        C[a1 + j + 2] = s12;
+        C[a1 + j + 3] = s13;
       }
       for (; j < i + 2; j++) {
         const b0 = j * m;
@@ -139,7 +162,14 @@ export function mulSquare(A: Float64Array, m: number, X: Float64Array, c: number
       const b1 = b0 + m;
       const b2 = b1 + m;
       const b3 = b2 + m;
-      let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
+      let s00 = 0,
+        s01 = 0,
+        s02 = 0,
+        s03 = 0,
+        s10 = 0,
+        s11 = 0,
+        s12 = 0,
+        s13 = 0;
       for (let l = 0; l < m; l++) {
         const x0 = A[a0 + l];
         const x1 = A[a1 + l];
@@ -147,11 +177,23 @@ export function mulSquare(A: Float64Array, m: number, X: Float64Array, c: number
         const y1 = Xt[b1 + l];
         const y2 = Xt[b2 + l];
         const y3 = Xt[b3 + l];
-        s00 += x0 * y0; s01 += x0 * y1; s02 += x0 * y2; s03 += x0 * y3;
-        s10 += x1 * y0; s11 += x1 * y1; s12 += x1 * y2; s13 += x1 * y3;
+        s00 += x0 * y0;
+        s01 += x0 * y1;
+        s02 += x0 * y2;
+        s03 += x0 * y3;
+        s10 += x1 * y0;
+        s11 += x1 * y1;
+        s12 += x1 * y2;
+        s13 += x1 * y3;
       }
-      out[i * c + j] = s00; out[i * c + j + 1] = s01; out[i * c + j + 2] = s02; out[i * c + j + 3] = s03;
-      out[(i + 1) * c + j] = s10; out[(i + 1) * c + j + 1] = s11; out[(i + 1) * c + j + 2] = s12; out[(i + 1) * c + j + 3] = s13;
+      out[i * c + j] = s00;
+      out[i * c + j + 1] = s01;
+      out[i * c + j + 2] = s02;
+      out[i * c + j + 3] = s03;
+      out[(i + 1) * c + j] = s10;
+      out[(i + 1) * c + j + 1] = s11;
+      out[(i + 1) * c + j + 2] = s12;
+      out[(i + 1) * c + j + 3] = s13;
     }
     for (; j < c; j++) {
       const b0 = j * m;
@@ -256,7 +298,8 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
   };
   const result = (zOut: Float64Array, nIter: number, converged: boolean): AffineLpResult => {
     const F = Float64Array.from(input.F);
-    for (let i = 0; i < m; i++) for (let c = 0; c < k; c++) F[(nl + i) * k + c] = zOut[i * k + c] * invRoot[i];
+    for (let i = 0; i < m; i++)
+      for (let c = 0; c < k; c++) F[(nl + i) * k + c] = zOut[i * k + c] * invRoot[i];
     return { F, nIter, converged, squarings, leaps, singleSteps, maxLeap: g };
   };
 

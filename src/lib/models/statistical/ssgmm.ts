@@ -38,7 +38,11 @@ export interface SSGMMParams {
   ssgmmSupport: 'zero' | 'ignore';
 }
 
-export const SSGMM_DEFAULTS: Readonly<SSGMMParams> = Object.freeze({ tol: 1e-5, maxIter: 300, ssgmmSupport: 'zero' });
+export const SSGMM_DEFAULTS: Readonly<SSGMMParams> = Object.freeze({
+  tol: 1e-5,
+  maxIter: 300,
+  ssgmmSupport: 'zero',
+});
 
 export const SSGMM_CONSTRAINTS: ConstraintTable = {
   tol: interval(0, undefined, 'left'),
@@ -65,7 +69,13 @@ export class SSGMM extends BaseEstimator<SSGMMParams> {
     super(SSGMM_DEFAULTS, params);
   }
 
-  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void> {
     const { tol, maxIter, ssgmmSupport } = this.params;
     const quirks = ctx.quirks ?? 'rsb';
     const checkSupport = ssgmmSupport === 'zero';
@@ -242,5 +252,3 @@ function mStep(
   }
   return comps;
 }
-
-

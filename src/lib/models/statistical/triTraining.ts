@@ -31,7 +31,7 @@ import { BaseEstimator } from '../baseEstimator.ts';
 import { integerIn, nestedParams, type ConstraintTable } from '../params.ts';
 import type { MT19937 } from '../../protocol/rng.ts';
 import { GBDT_CONSTRAINTS, GBDT_DEFAULTS, GBDTClassifier, type GBDTParams } from './gbdt.ts';
-import { fitOvoSvc, OneClassError, predictOvoSvc, type OvoSvcModel } from './svm/ovoSvc.ts';
+import { fitOvoSvcTicking, OneClassError, predictOvoSvc, type OvoSvcModel } from './svm/ovoSvc.ts';
 
 export interface TriTrainingParams {
   /** Safety cap on passes (the rule terminates by itself: each e′ strictly decreases). Default 1000. */
@@ -42,7 +42,10 @@ export interface TriTrainingParams {
 
 export const TRI_TRAINING_DEFAULTS: Readonly<TriTrainingParams> = Object.freeze({ maxIter: 1000, base: {} });
 
-export const TRI_TRAINING_CONSTRAINTS: ConstraintTable = { maxIter: integerIn(1), base: nestedParams(GBDT_CONSTRAINTS) };
+export const TRI_TRAINING_CONSTRAINTS: ConstraintTable = {
+  maxIter: integerIn(1),
+  base: nestedParams(GBDT_CONSTRAINTS),
+};
 
 /** Rows of a row-major matrix, gathered. */
 export function takeRows(X: Matrix, rows: ArrayLike<number>): Matrix {
@@ -79,7 +82,8 @@ export function triTrainingDecision(
   if (lp === 0) lp = Math.floor(e / (ePrime - e) + 1);
   if (lp < nAgree) {
     if (e * nAgree < ePrime * lp) return { update: true, lPrime: lp, subsample: null };
-    if (lp > e / (ePrime - e)) return { update: true, lPrime: lp, subsample: Math.floor((ePrime * lp) / e - 1) };
+    if (lp > e / (ePrime - e))
+      return { update: true, lPrime: lp, subsample: Math.floor((ePrime * lp) / e - 1) };
   }
   return { update: false, lPrime: lp, subsample: null };
 }
@@ -88,7 +92,13 @@ export function triTrainingDecision(
  * The prediction rule on probabilities: learner 2's row where learners 2 and 3 agree on the
  * argmax, learner 1's row elsewhere.
  */
-export function triTrainingVote(p1: Float32Array, p2: Float32Array, p3: Float32Array, n: number, k: number): Float32Array {
+export function triTrainingVote(
+  p1: Float32Array,
+  p2: Float32Array,
+  p3: Float32Array,
+  n: number,
+  k: number,
+): Float32Array {
   const l2 = argmaxRows(p2, n, k);
   const l3 = argmaxRows(p3, n, k);
   const out = new Float32Array(p1);
@@ -106,7 +116,14 @@ export function triTrainingVoteLabels(p1: Int32Array, p2: Int32Array, p3: Int32A
 }
 
 /** LAMDA-SSL's config SVC for learners 2 and 3 (PROTOCOL.md §7.1). */
-export const TRI_TRAINING_SVC = Object.freeze({ C: 1, kernel: 'rbf', gamma: 'auto', probability: true, tol: 1e-3, shrinking: true });
+export const TRI_TRAINING_SVC = Object.freeze({
+  C: 1,
+  kernel: 'rbf',
+  gamma: 'auto',
+  probability: true,
+  tol: 1e-3,
+  shrinking: true,
+});
 
 /** scikit-learn's `SVC.fit` draws `randint(np.iinfo('i').max)` for libsvm even when it is unused. */
 const SVC_SEED_RANGE = 2147483647;
@@ -121,7 +138,10 @@ interface LabelLearner {
 class XgbLearner implements LabelLearner {
   private readonly model: GBDTClassifier;
   private k = 2;
-  constructor(params: Partial<GBDTParams>, private readonly ctx: FitContext) {
+  constructor(
+    params: Partial<GBDTParams>,
+    private readonly ctx: FitContext,
+  ) {
     this.model = new GBDTClassifier(params);
   }
   async fit(X: Matrix, y: Int32Array): Promise<void> {
@@ -144,7 +164,12 @@ class SvcLearner implements LabelLearner {
   ) {}
   async fit(X: Matrix, y: Int32Array): Promise<void> {
     await this.tick();
-    this.model = fitOvoSvc(X, y, { C: TRI_TRAINING_SVC.C, gamma: 'auto', smo: { tol: TRI_TRAINING_SVC.tol, shrinking: true } });
+    this.model = await fitOvoSvcTicking(
+      X,
+      y,
+      { C: TRI_TRAINING_SVC.C, gamma: 'auto', smo: { tol: TRI_TRAINING_SVC.tol, shrinking: true } },
+      this.tick,
+    );
     this.rng.randint(SVC_SEED_RANGE);
   }
   predict(X: Matrix): Int32Array {
@@ -173,13 +198,23 @@ export class TriTraining extends BaseEstimator<TriTrainingParams> {
     };
   }
 
-  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void> {
     const { rng } = ctx;
     // Inner fits share the abort signal and ticks but not the progress callback (this fit reports its own).
     const tick = () => ctx.tick();
     const inner: FitContext = { rng, signal: ctx.signal, tick };
     const nl = Xl.rows;
-    const make = (): LabelLearner[] => [new XgbLearner(this.params.base, inner), new SvcLearner(rng, tick), new SvcLearner(rng, tick)];
+    const make = (): LabelLearner[] => [
+      new XgbLearner(this.params.base, inner),
+      new SvcLearner(rng, tick),
+      new SvcLearner(rng, tick),
+    ];
     const bootstrapMissingClasses: number[][] = [];
     const initialFits = async (learners: LabelLearner[]) => {
       bootstrapMissingClasses.length = 0;
@@ -264,8 +299,13 @@ export class TriTraining extends BaseEstimator<TriTrainingParams> {
     }
     this.learners = learners;
     this.k = k;
-    const warnings = converged ? [] : [`TriTraining stopped at maxIter=${this.params.maxIter} passes with updates pending.`];
-    if (restarted) warnings.push('TriTraining restarted its initial fits after a one-class SVC bootstrap (PROTOCOL.md §7.1).');
+    const warnings = converged
+      ? []
+      : [`TriTraining stopped at maxIter=${this.params.maxIter} passes with updates pending.`];
+    if (restarted)
+      warnings.push(
+        'TriTraining restarted its initial fits after a one-class SVC bootstrap (PROTOCOL.md §7.1).',
+      );
     this.lastInfo = {
       nIter,
       converged,
@@ -290,7 +330,8 @@ export class TriTraining extends BaseEstimator<TriTrainingParams> {
   protected async predictImpl(X: Matrix): Promise<Float32Array> {
     const labels = this.predictLabels(X);
     const out = new Float32Array(X.rows * this.k);
-    for (let r = 0; r < X.rows; r++) if (labels[r] >= 0 && labels[r] < this.k) out[r * this.k + labels[r]] = 1;
+    for (let r = 0; r < X.rows; r++)
+      if (labels[r] >= 0 && labels[r] < this.k) out[r * this.k + labels[r]] = 1;
     return out;
   }
 

@@ -109,7 +109,13 @@ export class TSVM extends BaseEstimator<TSVMParams> {
     return { ...this.params, kernel: 'rbf', gamma: 'scale' };
   }
 
-  protected async fitImpl(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: LiveFitContext): Promise<void> {
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    ctx: LiveFitContext,
+  ): Promise<void> {
     const p = this.params;
     const d = Xl.cols;
     const nl = Xl.rows;
@@ -153,7 +159,8 @@ export class TSVM extends BaseEstimator<TSVMParams> {
         models[c] = model;
         traces.push(trace);
         if (!model.converged) warnings.push(`TSVM: SMO reached its iteration cap for class ${c}.`);
-        if (trace.swaps >= p.maxSwapsPerRound) warnings.push(`TSVM: maxSwapsPerRound reached for class ${c}.`);
+        if (trace.swaps >= p.maxSwapsPerRound)
+          warnings.push(`TSVM: maxSwapsPerRound reached for class ${c}.`);
       }
     }
     this.fitted = { k, d, models, constantClass, present };
@@ -185,11 +192,23 @@ export class TSVM extends BaseEstimator<TSVMParams> {
     const nl = kernelL.n;
     const nu = kernelLU.n - nl;
     const smo = { tol, shrinking, onChunk: () => throwIfAborted(ctx.signal) };
-    const trace: BinaryTsvmTrace = { positiveClass: -1, rounds: 0, fits: 0, swaps: 0, smoIterations: 0, swapsSkipped: false };
+    const trace: BinaryTsvmTrace = {
+      positiveClass: -1,
+      rounds: 0,
+      fits: 0,
+      swaps: 0,
+      smoIterations: 0,
+      swapsSkipped: false,
+    };
     let nRounds = 0;
     for (let c = Cu; c < Cl; c = Math.min(2 * c, Cl)) nRounds++;
 
-    const fit = async (kernel: RbfKernel, y: Int8Array, C: Float64Array, warm?: () => SmoWarmStart): Promise<BinarySvcModel> => {
+    const fit = async (
+      kernel: RbfKernel,
+      y: Int8Array,
+      C: Float64Array,
+      warm?: () => SmoWarmStart,
+    ): Promise<BinarySvcModel> => {
       throwIfAborted(ctx.signal);
       if (ctx.signal) await yieldToEventLoop();
       throwIfAborted(ctx.signal);
@@ -330,6 +349,3 @@ export class TSVM extends BaseEstimator<TSVMParams> {
     this.fitted = null;
   }
 }
-
-
-

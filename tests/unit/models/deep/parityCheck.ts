@@ -7,7 +7,12 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { trainerConfig } from '../../../../src/lib/models/deep/config.ts';
-import { forward, initWeights, paramSpecs, type FTShape } from '../../../../src/lib/models/deep/ftTransformer.ts';
+import {
+  forward,
+  initWeights,
+  paramSpecs,
+  type FTShape,
+} from '../../../../src/lib/models/deep/ftTransformer.ts';
 import { createMethod } from '../../../../src/lib/models/deep/methods/index.ts';
 import type { DeepMethodId } from '../../../../src/lib/models/deep/methods/types.ts';
 import { DeepTrainer, type BatchDraw } from '../../../../src/lib/models/deep/trainer.ts';
@@ -50,7 +55,8 @@ export function f32(b64: string): Float32Array {
 
 export function relErr(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) return Infinity;
-  let num = 0, den = 0;
+  let num = 0,
+    den = 0;
   for (let i = 0; i < a.length; i++) {
     num = Math.max(num, Math.abs(a[i] - b[i]));
     den = Math.max(den, Math.abs(b[i]));
@@ -66,7 +72,12 @@ export interface ParityResult {
   mismatches: string[];
 }
 
-async function logitsOf(shape: FTShape, w: Map<string, Float32Array>, x: Float32Array, rows: number): Promise<Float32Array> {
+async function logitsOf(
+  shape: FTShape,
+  w: Map<string, Float32Array>,
+  x: Float32Array,
+  rows: number,
+): Promise<Float32Array> {
   const P: Record<string, tf.Tensor> = {};
   for (const s of paramSpecs(shape)) P[s.name] = tf.tensor(w.get(s.name)!, s.shape);
   const out = tf.tidy(() => forward(shape, P, tf.tensor2d(x, [rows, shape.features])));
@@ -99,19 +110,38 @@ export async function checkParity(
   const k = fx.data.k;
 
   // Forward at the spec init (fixture size), and one rsb-size forward from init_seed 0.
-  errors['forward/init'] = relErr(await logitsOf(fx.shape, initWeights(fx.shape, fx.initSeed), Xl.data, Xl.rows), f32(fx.logits));
-  errors['forward/rsb-size'] = relErr(await logitsOf(fx.big.shape, initWeights(fx.big.shape, fx.big.initSeed), f32(fx.big.x), 3), f32(fx.big.logits));
+  errors['forward/init'] = relErr(
+    await logitsOf(fx.shape, initWeights(fx.shape, fx.initSeed), Xl.data, Xl.rows),
+    f32(fx.logits),
+  );
+  errors['forward/rsb-size'] = relErr(
+    await logitsOf(fx.big.shape, initWeights(fx.big.shape, fx.big.initSeed), f32(fx.big.x), 3),
+    f32(fx.big.logits),
+  );
 
   const init = new Map(Object.entries(fx.init).map(([kk, v]) => [kk, f32(v)]));
   for (const run of fx.runs.filter(only ?? (() => true))) {
     const tag = `${run.method}/${run.mode}/${run.quirks}`;
     const make = () => {
       const cfg = trainerConfig(fx.shape.features, k, {
-        size: fx.shape, mode: run.mode, quirks: run.quirks, steps: fx.steps, batchL: fx.batchL,
-        dropoutAttention: 0, dropoutFfn: 0, progressEvery: 1, recompute,
+        size: fx.shape,
+        mode: run.mode,
+        quirks: run.quirks,
+        steps: fx.steps,
+        batchL: fx.batchL,
+        dropoutAttention: 0,
+        dropoutFfn: 0,
+        progressEvery: 1,
+        recompute,
       });
       const method = createMethod(run.method, run.mode, run.hyper);
-      const streams = { labeled: new MT19937(1), unlabeled: new MT19937(2), noise: new MT19937(3), method: new MT19937(fx.methodSeed), dropoutSeed: 0 };
+      const streams = {
+        labeled: new MT19937(1),
+        unlabeled: new MT19937(2),
+        noise: new MT19937(3),
+        method: new MT19937(fx.methodSeed),
+        dropoutSeed: 0,
+      };
       return new DeepTrainer(cfg, method, { Xl, yl, Xu, k }, streams, init);
     };
     const drawFor = (tr: DeepTrainer, it: number) =>
@@ -121,14 +151,19 @@ export async function checkParity(
     const g = make();
     try {
       const { grads, terms } = await g.gradients(2, drawFor(g, 2));
-      let worst = 0, worstName = '';
+      let worst = 0,
+        worstName = '';
       for (const [name, ref] of Object.entries(run.grads)) {
         const e = relErr(grads[name], f32(ref));
-        if (e > worst) { worst = e; worstName = name; }
+        if (e > worst) {
+          worst = e;
+          worstName = name;
+        }
       }
       errors[`${tag}/grads(max: ${worstName})`] = worst;
       errors[`${tag}/gradLoss`] = relErr(terms.slice(0, 2), run.gradTerms.slice(0, 2));
-      if (Math.abs(terms[2] - run.gradTerms[2]) > 1e-5) mismatches.push(`${tag}: gradient-step mask ${terms[2]} vs ${run.gradTerms[2]}`);
+      if (Math.abs(terms[2] - run.gradTerms[2]) > 1e-5)
+        mismatches.push(`${tag}: gradient-step mask ${terms[2]} vs ${run.gradTerms[2]}`);
     } finally {
       g.dispose();
     }
@@ -143,14 +178,19 @@ export async function checkParity(
       });
       for (let it = 0; it < fx.steps; it++) {
         errors[`${tag}/step${it}/loss`] = relErr(reports[it].slice(0, 2), run.terms[it].slice(0, 2));
-        if (Math.abs(reports[it][2] - run.terms[it][2]) > 1e-5) mismatches.push(`${tag}: step ${it} mask ${reports[it][2]} vs ${run.terms[it][2]}`);
+        if (Math.abs(reports[it][2] - run.terms[it][2]) > 1e-5)
+          mismatches.push(`${tag}: step ${it} mask ${reports[it][2]} vs ${run.terms[it][2]}`);
       }
       for (const which of ['params', 'shadow'] as const) {
         const w = await tr.weights(which);
-        let worst = 0, worstName = '';
+        let worst = 0,
+          worstName = '';
         for (const [name, ref] of Object.entries(run[which])) {
           const e = relErr(w[name], f32(ref));
-          if (e > worst) { worst = e; worstName = name; }
+          if (e > worst) {
+            worst = e;
+            worstName = name;
+          }
         }
         errors[`${tag}/${which}(max: ${worstName})`] = worst;
       }
@@ -159,8 +199,11 @@ export async function checkParity(
       const w = await tr.weights('params');
       let worst = 0;
       for (const [name, ref] of Object.entries(run.params)) {
-        const r = f32(ref), i0 = init.get(name)!, a = w[name];
-        let num = 0, den = 0;
+        const r = f32(ref),
+          i0 = init.get(name)!,
+          a = w[name];
+        let num = 0,
+          den = 0;
         for (let j = 0; j < r.length; j++) {
           const dRef = r[j] - i0[j];
           num = Math.max(num, Math.abs(a[j] - r[j]) - 4 * 2 ** -23 * Math.abs(r[j]));

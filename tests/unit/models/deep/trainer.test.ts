@@ -9,7 +9,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { trainerConfig } from '../../../../src/lib/models/deep/config.ts';
 import { createDeepEstimator } from '../../../../src/lib/models/deep/deepEstimator.ts';
 import { dropoutMask } from '../../../../src/lib/models/deep/dropout.ts';
-import { countParams, FT_SIZES, forward, initWeights, paramSpecs, type FTSize } from '../../../../src/lib/models/deep/ftTransformer.ts';
+import {
+  countParams,
+  FT_SIZES,
+  forward,
+  initWeights,
+  paramSpecs,
+  type FTSize,
+} from '../../../../src/lib/models/deep/ftTransformer.ts';
 import { softCeRows } from '../../../../src/lib/models/deep/losses.ts';
 import { createMethod, type DeepMethodId } from '../../../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer, lrAt, rampAt, type DeepCheckpoint } from '../../../../src/lib/models/deep/trainer.ts';
@@ -18,12 +25,18 @@ import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
 import type { Matrix } from '../../../../src/lib/types.ts';
 
 const MICRO: FTSize = { blocks: 2, dToken: 8, heads: 2, ffnHidden: 8 };
-const d = 4, k = 3;
+const d = 4,
+  k = 3;
 
 function data(seed: number) {
   const rng = new MT19937(seed);
-  const mk = (rows: number): Matrix => ({ rows, cols: d, data: Float32Array.from({ length: rows * d }, () => rng.normal()) });
-  const Xl = mk(12), Xu = mk(40);
+  const mk = (rows: number): Matrix => ({
+    rows,
+    cols: d,
+    data: Float32Array.from({ length: rows * d }, () => rng.normal()),
+  });
+  const Xl = mk(12),
+    Xu = mk(40);
   const yl = Int32Array.from({ length: 12 }, (_, i) => i % k);
   for (let i = 0; i < 12; i++) Xl.data[i * d] += 2 * yl[i];
   return { Xl, yl, Xu, k };
@@ -31,7 +44,13 @@ function data(seed: number) {
 
 function trainer(id: DeepMethodId, steps: number, extra: Partial<Parameters<typeof trainerConfig>[2]> = {}) {
   const cfg = trainerConfig(d, k, { size: MICRO, steps, batchL: 8, progressEvery: 10, ...extra });
-  const streams = { labeled: new MT19937(1), unlabeled: new MT19937(2), noise: new MT19937(3), method: new MT19937(4), dropoutSeed: 5 };
+  const streams = {
+    labeled: new MT19937(1),
+    unlabeled: new MT19937(2),
+    noise: new MT19937(3),
+    method: new MT19937(4),
+    dropoutSeed: 5,
+  };
   return new DeepTrainer(cfg, createMethod(id), data(7), streams);
 }
 
@@ -44,7 +63,9 @@ describe('FT-Transformer', () => {
     expect(countParams({ ...FT_SIZES.rsb, features: 16, classes: 26 })).toBe(2_393_194);
     expect(countParams({ ...FT_SIZES.rsb, features: 54, classes: 7 })).toBe(2_447_895);
     const s = { ...MICRO, features: d, classes: k };
-    const a = initWeights(s, 0), b = initWeights(s, 0), c = initWeights(s, 1);
+    const a = initWeights(s, 0),
+      b = initWeights(s, 0),
+      c = initWeights(s, 1);
     expect(a.get('b1.W1')).toEqual(b.get('b1.W1'));
     expect(a.get('b1.W1')).not.toEqual(c.get('b1.W1'));
     expect(a.get('b1.bq')!.every((x) => x === 0)).toBe(true);
@@ -68,8 +89,11 @@ describe('FT-Transformer', () => {
     const w = initWeights(s, 0);
     const P = Object.fromEntries(paramSpecs(s).map((p) => [p.name, tf.tensor(w.get(p.name)!, p.shape)]));
     const x = tf.tensor2d(data(1).Xu.data, [40, d]);
-    const [ev, tr0, tr] = [null, { attention: 0, ffn: 0, seed: 1 }, { attention: 0.2, ffn: 0.1, seed: 1 }]
-      .map((dropout) => tf.tidy(() => forward(s, P, x, { dropout })).arraySync() as number[][]);
+    const [ev, tr0, tr] = [
+      null,
+      { attention: 0, ffn: 0, seed: 1 },
+      { attention: 0.2, ffn: 0.1, seed: 1 },
+    ].map((dropout) => tf.tidy(() => forward(s, P, x, { dropout })).arraySync() as number[][]);
     expect(tr0).toEqual(ev);
     expect(tr).not.toEqual(ev);
     tf.dispose([x, ...Object.values(P)]);
@@ -90,8 +114,14 @@ describe('schedules and losses', () => {
   });
 
   it("quirks 'rsb' truncates soft targets: only entries exactly 1.0 survive", async () => {
-    const logits = tf.tensor2d([[1, 2, 3], [0, 0, 5]]);
-    const target = tf.tensor2d([[0.3, 0.7, 0], [0, 0, 1]]);
+    const logits = tf.tensor2d([
+      [1, 2, 3],
+      [0, 0, 5],
+    ]);
+    const target = tf.tensor2d([
+      [0.3, 0.7, 0],
+      [0, 0, 1],
+    ]);
     const rsb = await softCeRows(logits, target, 'rsb').array();
     const fixed = await softCeRows(logits, target, 'fixed').array();
     expect(Math.abs(rsb[0])).toBe(0);
@@ -104,22 +134,35 @@ describe('schedules and losses', () => {
 
 describe('trainer', () => {
   it.each(['fixmatch', 'flexmatch', 'softmatch'] as DeepMethodId[])(
-    '%s: memory stays flat over 200 steps (tensors and bytes)', async (id) => {
+    '%s: memory stays flat over 200 steps (tensors and bytes)',
+    async (id) => {
       const t = trainer(id, 200, { batchL: 4 });
       const seen: { step: number; n: number; bytes: number }[] = [];
-      await t.run({ onProgress: (r) => { const m = tf.memory(); seen.push({ step: r.step, n: m.numTensors, bytes: m.numBytes }); } });
+      await t.run({
+        onProgress: (r) => {
+          const m = tf.memory();
+          seen.push({ step: r.step, n: m.numTensors, bytes: m.numBytes });
+        },
+      });
       expect(seen.length).toBe(20);
-      const first = seen[1], last = seen[seen.length - 1];
+      const first = seen[1],
+        last = seen[seen.length - 1];
       expect(last.n).toBe(first.n);
       expect(last.bytes).toBeLessThanOrEqual(first.bytes);
       t.dispose();
-    });
+    },
+  );
 
   it.each(['flexmatch', 'ict', 'softmatch'] as DeepMethodId[])(
-    '%s: a fit resumed from a mid-way checkpoint ends with identical weights and shadow', async (id) => {
+    '%s: a fit resumed from a mid-way checkpoint ends with identical weights and shadow',
+    async (id) => {
       const full = trainer(id, 24, { checkpointEvery: 8 });
       const ckpts: DeepCheckpoint[] = [];
-      await full.run({ onCheckpoint: (c) => { ckpts.push(c); } });
+      await full.run({
+        onCheckpoint: (c) => {
+          ckpts.push(c);
+        },
+      });
       expect(ckpts.map((c) => c.step)).toEqual([8, 16]);
       const want = [await full.weights('params'), await full.weights('shadow')];
       full.dispose();
@@ -136,7 +179,8 @@ describe('trainer', () => {
       expect(await fresh.weights('params')).not.toEqual(want[0]);
       resumed.dispose();
       fresh.dispose();
-    });
+    },
+  );
 });
 
 describe('createDeepEstimator', () => {
@@ -151,12 +195,31 @@ describe('createDeepEstimator', () => {
     const p = await est.predictProba(Xu);
     expect(p.length).toBe(40 * k);
     for (let i = 0; i < 40; i++) expect(p[i * k] + p[i * k + 1] + p[i * k + 2]).toBeCloseTo(1, 5);
-    expect(est.info()).toMatchObject({ steps: 6, size: 'custom', init_seed: 0, quirks: 'rsb', backend: 'wasm' });
-    expect(est.hyper).toMatchObject({ optimizer: 'adam', lr: 1e-4, mu: 7, threshold: 0.95, temperature: 0.5, blocks: 2 });
+    expect(est.info()).toMatchObject({
+      steps: 6,
+      size: 'custom',
+      init_seed: 0,
+      quirks: 'rsb',
+      backend: 'wasm',
+    });
+    expect(est.hyper).toMatchObject({
+      optimizer: 'adam',
+      lr: 1e-4,
+      mu: 7,
+      threshold: 0.95,
+      temperature: 0.5,
+      blocks: 2,
+    });
 
     const ac = new AbortController();
     const est2 = createDeepEstimator('pimodel', { size: MICRO, steps: 50, batchL: 8, progressEvery: 1 });
-    const run = est2.fit(Xl, yl, Xu, k, { rng: new MT19937(0), signal: ac.signal, onProgress: (q) => { if (q.fraction >= 0.1) ac.abort(); } });
+    const run = est2.fit(Xl, yl, Xu, k, {
+      rng: new MT19937(0),
+      signal: ac.signal,
+      onProgress: (q) => {
+        if (q.fraction >= 0.1) ac.abort();
+      },
+    });
     await expect(run).rejects.toBeInstanceOf(AbortError);
     est.dispose();
     est2.dispose();

@@ -66,10 +66,12 @@ describe('TriTraining', () => {
   it('validates and refuses to predict before fit', async () => {
     const L = blobs([3, 3], 0);
     await expect(new TriTraining().predictProba(L.X)).rejects.toThrow(NotFittedError);
-    await expect(new TriTraining({ maxIter: 0 }).fit(L.X, L.y, L.X, 2, { rng: mt(0) })).rejects.toThrow(ParamError);
-    await expect(new TriTraining({ base: { maxDepth: -1 } }).fit(L.X, L.y, L.X, 2, { rng: mt(0) })).rejects.toThrow(
-      "The 'maxDepth' parameter of TriTraining.base",
+    await expect(new TriTraining({ maxIter: 0 }).fit(L.X, L.y, L.X, 2, { rng: mt(0) })).rejects.toThrow(
+      ParamError,
     );
+    await expect(
+      new TriTraining({ base: { maxDepth: -1 } }).fit(L.X, L.y, L.X, 2, { rng: mt(0) }),
+    ).rejects.toThrow("The 'maxDepth' parameter of TriTraining.base");
   });
 });
 
@@ -97,7 +99,9 @@ describe('Assemble', () => {
     // Stumps with one round on 4 overlapping classes: a resampled learner soon errs on > half the weight.
     const L = blobs([4, 4, 4, 4], 8, 3);
     const U = blobs([15, 15, 15, 15], 9, 3);
-    const m = await new Assemble({ T: 30, base: { nEstimators: 1, maxDepth: 1 } }).fit(L.X, L.y, U.X, 4, { rng: mt(0) });
+    const m = await new Assemble({ T: 30, base: { nEstimators: 1, maxDepth: 1 } }).fit(L.X, L.y, U.X, 4, {
+      rng: mt(0),
+    });
     const info = m.info();
     const eps = info.epsilons as number[];
     expect(info.stoppedEarly).toBe(true);
@@ -158,15 +162,24 @@ describe('Tri-Training and Assemble on iris (rsb distribution, t=0, seeds 0–4)
     for (const labels of [5, 10]) {
       const acc = { xgb: 0, tri: 0, asm: 0 };
       for (let seed = 0; seed < 5; seed++) {
-        const c = buildCellData(iris, makeSplit(iris, { setting: 'distribution', labels, tIndex: 0, seed, mode: 'rsb' }), 'rsb');
+        const c = buildCellData(
+          iris,
+          makeSplit(iris, { setting: 'distribution', labels, tIndex: 0, seed, mode: 'rsb' }),
+          'rsb',
+        );
         const models = { xgb: new GBDTClassifier(), tri: new TriTraining(), asm: new Assemble() };
-        for (const [name, m] of Object.entries(models) as [keyof typeof acc, GBDTClassifier | TriTraining | Assemble][]) {
+        for (const [name, m] of Object.entries(models) as [
+          keyof typeof acc,
+          GBDTClassifier | TriTraining | Assemble,
+        ][]) {
           await m.fit(c.Xl, c.yl, c.Xu, c.numClasses, { rng: mt(seed) });
           const pred = argmaxRows(await m.predictProba(c.Xe), c.Xe.rows, c.numClasses);
           acc[name] += pred.filter((v, i) => v === c.ye[i]).length / pred.length / 5;
         }
       }
-      console.log(`iris distribution labels ${labels}: xgb ${acc.xgb.toFixed(3)} tri ${acc.tri.toFixed(3)} assemble ${acc.asm.toFixed(3)}`);
+      console.log(
+        `iris distribution labels ${labels}: xgb ${acc.xgb.toFixed(3)} tri ${acc.tri.toFixed(3)} assemble ${acc.asm.toFixed(3)}`,
+      );
       for (const name of ['tri', 'asm'] as const) {
         expect(acc[name]).toBeGreaterThan(0.8); // chance is 1/3
         expect(acc[name]).toBeGreaterThanOrEqual(acc.xgb - 0.08);

@@ -25,7 +25,14 @@ const empty: Matrix = { data: new Float32Array(0), rows: 0, cols: 2 };
 describe('GBDTClassifier contract', () => {
   it('has xgboost 1.7 defaults', () => {
     expect(GBDT_DEFAULTS).toEqual({
-      nEstimators: 100, maxDepth: 6, learningRate: 0.3, regLambda: 1, regAlpha: 0, gamma: 0, minChildWeight: 1, baseScore: 0.5,
+      nEstimators: 100,
+      maxDepth: 6,
+      learningRate: 0.3,
+      regLambda: 1,
+      regAlpha: 0,
+      gamma: 0,
+      minChildWeight: 1,
+      baseScore: 0.5,
     });
   });
 
@@ -36,7 +43,9 @@ describe('GBDTClassifier contract', () => {
     await expect(m.fit(X, y, empty, 3, { rng: mt(0) })).rejects.toThrow(
       "The 'maxDepth' parameter of GBDTClassifier must be an integer in the range [1, 16]. Got 0 instead.",
     );
-    await expect(new GBDTClassifier({ baseScore: 1 }).fit(X, y, empty, 3, { rng: mt(0) })).rejects.toThrow(ParamError);
+    await expect(new GBDTClassifier({ baseScore: 1 }).fit(X, y, empty, 3, { rng: mt(0) })).rejects.toThrow(
+      ParamError,
+    );
   });
 
   it('rejects bad inputs and predicting before fit', async () => {
@@ -44,10 +53,16 @@ describe('GBDTClassifier contract', () => {
     const m = new GBDTClassifier();
     await expect(m.predictProba(X)).rejects.toThrow(NotFittedError);
     await expect(m.fit(X, y, empty, 1, { rng: mt(0) })).rejects.toThrow('k must be an integer ≥ 2');
-    await expect(m.fit(X, y, empty, 2, { rng: mt(0) })).rejects.toThrow('labels must be in 0..1. Got 2 at row 2 instead.');
-    await expect(m.fitWeighted(X, y, new Float64Array(3), 3, { rng: mt(0) })).rejects.toThrow('weights has 3 values');
+    await expect(m.fit(X, y, empty, 2, { rng: mt(0) })).rejects.toThrow(
+      'labels must be in 0..1. Got 2 at row 2 instead.',
+    );
+    await expect(m.fitWeighted(X, y, new Float64Array(3), 3, { rng: mt(0) })).rejects.toThrow(
+      'weights has 3 values',
+    );
     await m.fit(X, y, empty, 3, { rng: mt(0) });
-    await expect(m.predictProba({ data: new Float32Array(3), rows: 1, cols: 3 })).rejects.toThrow('X has 3 features');
+    await expect(m.predictProba({ data: new Float32Array(3), rows: 1, cols: 3 })).rejects.toThrow(
+      'X has 3 features',
+    );
   });
 
   it('ignores Xu, is deterministic, and reports its fit', async () => {
@@ -56,8 +71,20 @@ describe('GBDTClassifier contract', () => {
     const a = await new GBDTClassifier().fit(X, y, empty, 3, { rng: mt(0) });
     const b = await new GBDTClassifier().fit(X, y, other, 3, { rng: mt(99) });
     expect(await a.predictProba(other)).toEqual(await b.predictProba(other));
-    expect(a.info()).toMatchObject({ nIter: 100, nTrees: 300, objective: 'multi:softprob', numClass: 3, absentClasses: [] });
-    const bin = await new GBDTClassifier().fit(X, Int32Array.from(y, (v) => (v === 0 ? 0 : 1)), empty, 2, { rng: mt(0) });
+    expect(a.info()).toMatchObject({
+      nIter: 100,
+      nTrees: 300,
+      objective: 'multi:softprob',
+      numClass: 3,
+      absentClasses: [],
+    });
+    const bin = await new GBDTClassifier().fit(
+      X,
+      Int32Array.from(y, (v) => (v === 0 ? 0 : 1)),
+      empty,
+      2,
+      { rng: mt(0) },
+    );
     expect(bin.info()).toMatchObject({ nTrees: 100, objective: 'binary:logistic' });
   });
 

@@ -27,7 +27,9 @@ interface CellFixture {
   fit_ms: number;
 }
 
-const fixture = JSON.parse(readFileSync(new URL('../../../fixtures/xgb/cells.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../fixtures/xgb/cells.json', import.meta.url), 'utf8'),
+) as {
   cells: CellFixture[];
 };
 
@@ -38,11 +40,19 @@ describe('XGBoost baseline cells vs xgboost 1.7.4 (rsb, t=0)', () => {
     let tsMs = 0;
     let pyMs = 0;
     for (const c of fixture.cells) {
-      const split = makeSplit(ds[c.dataset], { setting: c.setting, labels: c.labels, tIndex: 0, seed: c.seed, mode: 'rsb' });
+      const split = makeSplit(ds[c.dataset], {
+        setting: c.setting,
+        labels: c.labels,
+        tIndex: 0,
+        seed: c.seed,
+        mode: 'rsb',
+      });
       const cell = buildCellData(ds[c.dataset], split, 'rsb');
       expect([cell.Xl.rows, cell.Xe.rows, cell.numClasses]).toEqual([c.nl, c.ne, c.k]);
       const t0 = performance.now();
-      const m = await new GBDTClassifier().fit(cell.Xl, cell.yl, cell.Xu, cell.numClasses, { rng: mt(c.seed) });
+      const m = await new GBDTClassifier().fit(cell.Xl, cell.yl, cell.Xu, cell.numClasses, {
+        rng: mt(c.seed),
+      });
       tsMs += performance.now() - t0;
       pyMs += c.fit_ms;
       const pred = argmaxRows(await m.predictProba(cell.Xe), cell.Xe.rows, cell.numClasses);
@@ -63,10 +73,14 @@ describe('XGBoost baseline cells vs xgboost 1.7.4 (rsb, t=0)', () => {
     const mean = (a: number[]) => a.reduce((s, v) => s + v, 0) / a.length;
     const lines: string[] = [];
     for (const [key, g] of groups) {
-      lines.push(`${key}: ours ${mean(g.ours).toFixed(4)} xgboost ${mean(g.theirs).toFixed(4)} identical ${g.same}/${g.total}`);
+      lines.push(
+        `${key}: ours ${mean(g.ours).toFixed(4)} xgboost ${mean(g.theirs).toFixed(4)} identical ${g.same}/${g.total}`,
+      );
       expect(Math.abs(mean(g.ours) - mean(g.theirs))).toBeLessThanOrEqual(0.01);
     }
-    lines.push(`fit time: ours ${tsMs.toFixed(0)} ms, xgboost (n_jobs=1, when the fixture was made) ${pyMs.toFixed(0)} ms`);
+    lines.push(
+      `fit time: ours ${tsMs.toFixed(0)} ms, xgboost (n_jobs=1, when the fixture was made) ${pyMs.toFixed(0)} ms`,
+    );
     console.log(lines.join('\n'));
     const same = [...groups.values()].reduce((s, g) => s + g.same, 0);
     const total = [...groups.values()].reduce((s, g) => s + g.total, 0);

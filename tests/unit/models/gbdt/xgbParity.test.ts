@@ -23,7 +23,9 @@ interface UnitCase {
   nTrees: number;
 }
 
-const fixture = JSON.parse(readFileSync(new URL('../../../fixtures/xgb/unit.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(
+  readFileSync(new URL('../../../fixtures/xgb/unit.json', import.meta.url), 'utf8'),
+) as {
   cases: UnitCase[];
 };
 

@@ -40,10 +40,13 @@ interface CellFixture {
 }
 
 const cells = (
-  JSON.parse(readFileSync(new URL('../../../fixtures/lp/cells.json', import.meta.url), 'utf8')) as { cells: CellFixture[] }
+  JSON.parse(readFileSync(new URL('../../../fixtures/lp/cells.json', import.meta.url), 'utf8')) as {
+    cells: CellFixture[];
+  }
 ).cells;
 
-const labelString = (v: ArrayLike<number>): string => Array.from(v, (c) => String.fromCharCode(48 + c)).join('');
+const labelString = (v: ArrayLike<number>): string =>
+  Array.from(v, (c) => String.fromCharCode(48 + c)).join('');
 
 async function parity(
   variant: 'lp' | 'ls',
@@ -61,11 +64,18 @@ async function parity(
     if (seeds && !seeds.includes(c.seed)) continue;
     n++;
     const ds = datasets[c.dataset];
-    const split = makeSplit(ds, { setting: c.setting, labels: c.labels, tIndex: c.t, seed: c.seed, mode: 'rsb' });
+    const split = makeSplit(ds, {
+      setting: c.setting,
+      labels: c.labels,
+      tIndex: c.t,
+      seed: c.seed,
+      mode: 'rsb',
+    });
     const cell = buildCellData(ds, split, 'rsb');
     expect(labelString(cell.ye)).toBe(c.ye); // the same cell on both sides
     expect([cell.Xl.rows, cell.Xu.rows, cell.numClasses]).toEqual([c.nL, c.nU, c.k]);
-    const model = variant === 'lp' ? new LabelPropagation({}, { precision }) : new LabelSpreading({}, { precision });
+    const model =
+      variant === 'lp' ? new LabelPropagation({}, { precision }) : new LabelSpreading({}, { precision });
     await model.fit(cell.Xl, cell.yl, cell.Xu, cell.numClasses, { rng: mt(c.seed), quirks: 'rsb' });
     const P = await model.predictProba(cell.Xe);
     const pred = argmaxRows(P, cell.Xe.rows, cell.numClasses);

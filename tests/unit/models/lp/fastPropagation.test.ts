@@ -11,7 +11,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCanonicalCsv } from '../../../../src/lib/data/canonical.ts';
 import { DATASETS } from '../../../../src/lib/data/registry.ts';
 import { argmaxRows } from '../../../../src/lib/models/estimator.ts';
-import { LabelPropagation, type LabelPropagationParams } from '../../../../src/lib/models/statistical/labelPropagation.ts';
+import {
+  LabelPropagation,
+  type LabelPropagationParams,
+} from '../../../../src/lib/models/statistical/labelPropagation.ts';
 import { symSquare } from '../../../../src/lib/models/statistical/labelPropagationFast.ts';
 import { buildCellData, makeSplit } from '../../../../src/lib/protocol/index.ts';
 import { mt } from '../../../../src/lib/protocol/rng.ts';
@@ -27,8 +30,21 @@ interface Run {
   info: Record<string, unknown>;
 }
 
-async function run(fast: boolean, Xl: Matrix, yl: Int32Array, Xu: Matrix, Xe: Matrix, k: number, params: Partial<LabelPropagationParams> = {}, budget?: number): Promise<Run> {
-  const m = new LabelPropagation(params, { precision: 'float64', fastPropagation: fast, ...(budget ? { fastPropagationBudgetBytes: budget } : {}) });
+async function run(
+  fast: boolean,
+  Xl: Matrix,
+  yl: Int32Array,
+  Xu: Matrix,
+  Xe: Matrix,
+  k: number,
+  params: Partial<LabelPropagationParams> = {},
+  budget?: number,
+): Promise<Run> {
+  const m = new LabelPropagation(params, {
+    precision: 'float64',
+    fastPropagation: fast,
+    ...(budget ? { fastPropagationBudgetBytes: budget } : {}),
+  });
   await m.fit(Xl, yl, Xu, k, { rng: mt(0) });
   const P = await m.predictProba(Xe);
   const F = await m.labelDistributions();
@@ -108,11 +124,24 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
     centre(1.2, 3.2, 60, 0.4); // weakly tied to both: slow modes
     const X = Float32Array.from(pts);
     const n = X.length / d;
-    const Xl: Matrix = { data: Float32Array.from([...X.subarray(0, 2), ...X.subarray(60 * d, 60 * d + 2)]), rows: 2, cols: d };
+    const Xl: Matrix = {
+      data: Float32Array.from([...X.subarray(0, 2), ...X.subarray(60 * d, 60 * d + 2)]),
+      rows: 2,
+      cols: d,
+    };
     const yl = Int32Array.from([0, 1]);
-    const Xu: Matrix = { data: Float32Array.from([...X.subarray(2, 60 * d), ...X.subarray(60 * d + 2)]), rows: n - 2, cols: d };
+    const Xu: Matrix = {
+      data: Float32Array.from([...X.subarray(2, 60 * d), ...X.subarray(60 * d + 2)]),
+      rows: n - 2,
+      cols: d,
+    };
     const Xe = Xu;
-    for (const params of [{ tol: 1e-3 }, { tol: 1e-7 }, { tol: 1e-12, maxIter: 3000 }, { tol: 1e-12, maxIter: 257 }]) {
+    for (const params of [
+      { tol: 1e-3 },
+      { tol: 1e-7 },
+      { tol: 1e-12, maxIter: 3000 },
+      { tol: 1e-12, maxIter: 257 },
+    ]) {
       const dd = await run(false, Xl, yl, Xu, Xe, 2, params);
       // Bisection over stored powers, and (budget for 3 powers only) the window walk.
       for (const budget of [undefined, 3 * 178 * 178 * 8]) {
@@ -120,7 +149,9 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
         const where = `${JSON.stringify(params)} budget ${budget ?? 'default'}`;
         expectSame(f, dd, where);
         expect(Number(f.info.lpSquarings), where).toBeGreaterThan(0);
-        console.log(`slow graph ${where}: n_iter ${dd.nIter} (converged ${dd.converged}); fast path ${JSON.stringify(f.info)}`);
+        console.log(
+          `slow graph ${where}: n_iter ${dd.nIter} (converged ${dd.converged}); fast path ${JSON.stringify(f.info)}`,
+        );
       }
     }
   }, 300_000);
@@ -131,13 +162,19 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
     expect([c.Xl.rows, c.Xu.rows, c.numClasses]).toEqual([130, 2012, 26]);
     const Xe = rowsOf(c.Xe, 0, 300);
     const capped = { maxIter: 12 };
-    expectSame(await run(true, c.Xl, c.yl, c.Xu, Xe, 26, capped), await run(false, c.Xl, c.yl, c.Xu, Xe, 26, capped), 'letter capped');
+    expectSame(
+      await run(true, c.Xl, c.yl, c.Xu, Xe, 26, capped),
+      await run(false, c.Xl, c.yl, c.Xu, Xe, 26, capped),
+      'letter capped',
+    );
     // Sub-cell: the same L, the first 170 unlabeled rows; rsb parameters, run to the stopping step.
     const Xu = rowsOf(c.Xu, 0, 170);
     const f = await run(true, c.Xl, c.yl, Xu, Xe, 26);
     const d = await run(false, c.Xl, c.yl, Xu, Xe, 26);
     expectSame(f, d, 'letter sub-cell');
-    console.log(`letter sub-cell: n_iter ${d.nIter} (converged ${d.converged}), fast ${JSON.stringify(f.info)}`);
+    console.log(
+      `letter sub-cell: n_iter ${d.nIter} (converged ${d.converged}), fast ${JSON.stringify(f.info)}`,
+    );
   }, 300_000);
 
   it('symSquare equals A·A for a symmetric A (odd size, remainder rows and columns)', async () => {

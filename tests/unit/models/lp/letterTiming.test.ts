@@ -26,9 +26,18 @@ function randomMatrix(rows: number, cols: number, seed: number): Matrix {
   return { data: Float32Array.from({ length: rows * cols }, () => rng.normal()), rows, cols };
 }
 
-async function time(label: string, Xl: Matrix, yl: Int32Array, Xu: Matrix, Xe: Matrix, k: number, variant: 'lp' | 'ls') {
+async function time(
+  label: string,
+  Xl: Matrix,
+  yl: Int32Array,
+  Xu: Matrix,
+  Xe: Matrix,
+  k: number,
+  variant: 'lp' | 'ls',
+) {
   const before = tf.memory().numTensors;
-  const model = variant === 'lp' ? new LabelPropagation({ maxIter: iters }) : new LabelSpreading({ maxIter: iters });
+  const model =
+    variant === 'lp' ? new LabelPropagation({ maxIter: iters }) : new LabelSpreading({ maxIter: iters });
   const t0 = performance.now();
   let tBuilt = 0; // the first progress report comes right after the graph is built
   await model.fit(Xl, yl, Xu, k, { rng: mt(0), onProgress: () => void (tBuilt ||= performance.now()) });
@@ -63,6 +72,7 @@ describe.runIf(process.env.LP_BENCH === '1')('letter-sized timing', () => {
     const ds = { ...parseCanonicalCsv('letter', text, DATASETS.letter.classNames), sha256: '' };
     const split = makeSplit(ds, { setting: 'feature', labels: 5, tIndex: 0, seed: 0, mode: 'rsb' });
     const cell = buildCellData(ds, split, 'rsb');
-    for (const v of ['lp', 'ls'] as const) await time('letter', cell.Xl, cell.yl, cell.Xu, cell.Xe, cell.numClasses, v);
+    for (const v of ['lp', 'ls'] as const)
+      await time('letter', cell.Xl, cell.yl, cell.Xu, cell.Xe, cell.numClasses, v);
   }, 3_600_000);
 });

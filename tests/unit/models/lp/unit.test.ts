@@ -4,7 +4,10 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argmaxRows } from '../../../../src/lib/models/estimator.ts';
 import { ParamError } from '../../../../src/lib/models/params.ts';
-import { LabelPropagation, LP_README_PARAMS } from '../../../../src/lib/models/statistical/labelPropagation.ts';
+import {
+  LabelPropagation,
+  LP_README_PARAMS,
+} from '../../../../src/lib/models/statistical/labelPropagation.ts';
 import { LabelSpreading, LS_README_PARAMS } from '../../../../src/lib/models/statistical/labelSpreading.ts';
 import { mt } from '../../../../src/lib/protocol/rng.ts';
 import type { Matrix } from '../../../../src/lib/types.ts';
@@ -63,7 +66,9 @@ describe('LP/LS match scikit-learn 1.2.1 (float64 path)', () => {
       expect(info.nIter).toBe(c.nIter);
       expect(info.converged).toBe(c.converged);
       expect(info.floatPrecision).toBe('float64');
-      expect(info.warnings).toEqual(c.converged ? [] : [`max_iter=${c.params.maxIter} was reached without convergence.`]);
+      expect(info.warnings).toEqual(
+        c.converged ? [] : [`max_iter=${c.params.maxIter} was reached without convergence.`],
+      );
 
       const Xe = mat(c.Xe, c.d);
       const P = await model.predictProba(Xe);
@@ -109,7 +114,8 @@ describe('LP/LS float32 blocked tfjs path', () => {
       const P = await model.predictProba(Xe);
       expect(model.info().nNanRows).toBe(c.nanRows);
       for (let i = 0; i < Xe.rows; i++)
-        for (let j = 0; j < c.k; j++) expect(Math.abs(P[i * c.k + j] - (c.predictProba[i][j] ?? 0))).toBeLessThan(2e-4);
+        for (let j = 0; j < c.k; j++)
+          expect(Math.abs(P[i * c.k + j] - (c.predictProba[i][j] ?? 0))).toBeLessThan(2e-4);
       expect(Array.from(argmaxRows(P, Xe.rows, c.k))).toEqual(c.predict);
       model.dispose();
       expect(tf.memory().numTensors).toBe(before);
@@ -122,7 +128,8 @@ describe('LP/LS float32 blocked tfjs path', () => {
       const before = tf.memory().numTensors;
       const cached = await fitCase(c, 'float32');
       const compute = { precision: 'float32' as const, blockRows: 5, cacheBytes: 0 };
-      const uncached = c.variant === 'lp' ? new LabelPropagation(c.params, compute) : new LabelSpreading(c.params, compute);
+      const uncached =
+        c.variant === 'lp' ? new LabelPropagation(c.params, compute) : new LabelSpreading(c.params, compute);
       await uncached.fit(mat(c.Xl, c.d), Int32Array.from(c.yl), mat(c.Xu, c.d), c.k, { rng: mt(0) });
       expect(uncached.info().graphCached).toBe(false);
       expect(cached.info().graphCached).toBe(true);
@@ -149,7 +156,13 @@ describe('LP/LS contract', () => {
 
   it('defaults are the rsb values; readme presets are sklearn defaults', () => {
     expect(new LabelPropagation().hyper).toEqual({ kernel: 'rbf', gamma: 1, maxIter: 10000, tol: 1e-3 });
-    expect(new LabelSpreading().hyper).toEqual({ kernel: 'rbf', gamma: 1, alpha: 0.2, maxIter: 10000, tol: 1e-3 });
+    expect(new LabelSpreading().hyper).toEqual({
+      kernel: 'rbf',
+      gamma: 1,
+      alpha: 0.2,
+      maxIter: 10000,
+      tol: 1e-3,
+    });
     expect(LP_README_PARAMS).toMatchObject({ gamma: 20, maxIter: 1000 });
     expect(LS_README_PARAMS).toMatchObject({ gamma: 20, maxIter: 30, alpha: 0.2 });
   });
@@ -165,10 +178,12 @@ describe('LP/LS contract', () => {
     await expect(new LabelPropagation({ gamma: -1 }).fit(Xl, yl, Xu, 3, ctx)).rejects.toThrow(ParamError);
     await expect(new LabelPropagation({ tol: -1e-9 }).fit(Xl, yl, Xu, 3, ctx)).rejects.toThrow(ParamError);
     const withAlpha = new LabelPropagation({ alpha: 0.5 } as never);
-    await expect(withAlpha.fit(Xl, yl, Xu, 3, ctx)).rejects.toThrow("'alpha' is not a parameter of LabelPropagation");
-    await expect(new LabelPropagation().fit(Xl, Int32Array.from(c.yl.map(() => 3)), Xu, 3, ctx)).rejects.toThrow(
-      'labels must be in 0..2',
+    await expect(withAlpha.fit(Xl, yl, Xu, 3, ctx)).rejects.toThrow(
+      "'alpha' is not a parameter of LabelPropagation",
     );
+    await expect(
+      new LabelPropagation().fit(Xl, Int32Array.from(c.yl.map(() => 3)), Xu, 3, ctx),
+    ).rejects.toThrow('labels must be in 0..2');
   });
 
   it('fits with an empty U on both paths (predictions agree)', async () => {

@@ -198,11 +198,13 @@ describe('SSGMM behaviour', () => {
   it('validates params at fit time with sklearn-style messages', async () => {
     const m = new SSGMM({ ssgmmSupport: 'drop' as never });
     await expect(m.fit(mat(blobs.Xl), Int32Array.from(blobs.yl), mat(blobs.Xu), 2, ctx())).rejects.toThrow(
-      new ParamError(`The 'ssgmmSupport' parameter of SSGMM must be one of {"zero", "ignore"}. Got "drop" instead.`),
+      new ParamError(
+        `The 'ssgmmSupport' parameter of SSGMM must be one of {"zero", "ignore"}. Got "drop" instead.`,
+      ),
     );
-    await expect(new SSGMM({ maxIter: 0 }).fit(mat(blobs.Xl), Int32Array.from(blobs.yl), mat(blobs.Xu), 2, ctx())).rejects.toThrow(
-      ParamError,
-    );
+    await expect(
+      new SSGMM({ maxIter: 0 }).fit(mat(blobs.Xl), Int32Array.from(blobs.yl), mat(blobs.Xu), 2, ctx()),
+    ).rejects.toThrow(ParamError);
   });
 
   it('throws NotFittedError before fit and AbortError when aborted', async () => {
@@ -210,7 +212,10 @@ describe('SSGMM behaviour', () => {
     const ac = new AbortController();
     ac.abort();
     await expect(
-      new SSGMM().fit(mat(blobs.Xl), Int32Array.from(blobs.yl), mat(blobs.Xu), 2, { ...ctx(), signal: ac.signal }),
+      new SSGMM().fit(mat(blobs.Xl), Int32Array.from(blobs.yl), mat(blobs.Xu), 2, {
+        ...ctx(),
+        signal: ac.signal,
+      }),
     ).rejects.toThrow(AbortError);
   });
 });

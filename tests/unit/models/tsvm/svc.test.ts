@@ -71,7 +71,9 @@ describe('binary SVC (SMO) against scikit-learn 1.2.1 SVC (tests/fixtures/svm/sv
     expect(() => fitBinarySvc(k, Int8Array.from([1, 0]), Float64Array.from([1, 1]))).toThrow(
       'fitBinarySvc: labels must be ±1; got 0 at row 1.',
     );
-    expect(() => fitBinarySvc(k, Int8Array.from([1, -1]), Float64Array.from([1, 0]))).toThrow(/per-sample C must be > 0/);
+    expect(() => fitBinarySvc(k, Int8Array.from([1, -1]), Float64Array.from([1, 0]))).toThrow(
+      /per-sample C must be > 0/,
+    );
   });
 
   it('two points: α = 1/(1 − K) closed form, decision ±1 on the points', () => {

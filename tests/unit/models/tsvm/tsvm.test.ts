@@ -14,7 +14,13 @@ interface TsvmCase {
   yl: number[];
   Xu: number[][];
   Xtest: number[][];
-  perClass: { positiveClass: number; swaps: number; fits: number; pseudoLabels: number[]; nSupport: number }[];
+  perClass: {
+    positiveClass: number;
+    swaps: number;
+    fits: number;
+    pseudoLabels: number[];
+    nSupport: number;
+  }[];
   scores: (number | null)[][];
   predicted: number[];
 }
@@ -22,7 +28,11 @@ const { cases } = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../../fixtures/svm/tsvm.json', import.meta.url)), 'utf8'),
 ) as { cases: TsvmCase[] };
 
-const mat = (rows: number[][]): Matrix => ({ data: Float32Array.from(rows.flat()), rows: rows.length, cols: rows[0].length });
+const mat = (rows: number[][]): Matrix => ({
+  data: Float32Array.from(rows.flat()),
+  rows: rows.length,
+  cols: rows[0].length,
+});
 const ctx = () => ({ rng: mt(0) });
 
 describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/tsvm.json)', () => {
@@ -35,7 +45,9 @@ describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/ts
       expect(info.tsvm_multiclass).toBe(c.k > 2 ? 'ovr-reconstructed' : 'binary');
       expect(info.rounds).toBe(18);
       const per = info.perClass as BinaryTsvmTrace[];
-      expect(per.map((p) => [p.positiveClass, p.swaps, p.fits])).toEqual(c.perClass.map((p) => [p.positiveClass, p.swaps, p.fits]));
+      expect(per.map((p) => [p.positiveClass, p.swaps, p.fits])).toEqual(
+        c.perClass.map((p) => [p.positiveClass, p.swaps, p.fits]),
+      );
       const scores = m.decisionScores(mat(c.Xtest));
       for (let i = 0; i < c.Xtest.length; i++) {
         for (let j = 0; j < c.k; j++) {
@@ -60,7 +72,8 @@ describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/ts
       await cold.fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), c.k, ctx());
       const warm = new TSVM();
       await warm.fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), c.k, ctx());
-      const per = (m: TSVM) => (m.info().perClass as BinaryTsvmTrace[]).map((p) => [p.positiveClass, p.swaps, p.fits]);
+      const per = (m: TSVM) =>
+        (m.info().perClass as BinaryTsvmTrace[]).map((p) => [p.positiveClass, p.swaps, p.fits]);
       expect(per(warm)).toEqual(per(cold));
       // Warm starts skip most of the SMO work.
       expect(Number(warm.info().nIter)).toBeLessThan(Number(cold.info().nIter));
@@ -70,7 +83,9 @@ describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/ts
         if (a[i] === -Infinity) expect(b[i]).toBe(-Infinity);
         else expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-2); // 10 × the SMO tolerance
       }
-      expect(Array.from(argmaxRows(await warm.predictProba(mat(c.Xtest)), c.Xtest.length, c.k))).toEqual(c.predicted);
+      expect(Array.from(argmaxRows(await warm.predictProba(mat(c.Xtest)), c.Xtest.length, c.k))).toEqual(
+        c.predicted,
+      );
     });
   }
 
@@ -107,8 +122,26 @@ describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/ts
 
   it('a single labeled class is predicted everywhere, with a warning', async () => {
     const m = new TSVM();
-    await m.fit(mat([[0, 0], [1, 1]]), Int32Array.from([2, 2]), mat([[3, 3]]), 3, ctx());
-    expect(Array.from(await m.predictProba(mat([[5, 5], [-1, 0]])))).toEqual([0, 0, 1, 0, 0, 1]);
+    await m.fit(
+      mat([
+        [0, 0],
+        [1, 1],
+      ]),
+      Int32Array.from([2, 2]),
+      mat([[3, 3]]),
+      3,
+      ctx(),
+    );
+    expect(
+      Array.from(
+        await m.predictProba(
+          mat([
+            [5, 5],
+            [-1, 0],
+          ]),
+        ),
+      ),
+    ).toEqual([0, 0, 1, 0, 0, 1]);
     expect(m.info().warnings).toEqual(['TSVM: only class 2 has labeled rows; it is predicted everywhere.']);
   });
 
@@ -116,11 +149,16 @@ describe('TSVM against the sklearn-SVC reference of §7.1 (tests/fixtures/svm/ts
     const c = cases[0];
     const fr: number[] = [];
     const m = new TSVM();
-    await m.fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), 2, { ...ctx(), onProgress: (p) => fr.push(p.fraction) });
+    await m.fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), 2, {
+      ...ctx(),
+      onProgress: (p) => fr.push(p.fraction),
+    });
     expect(fr.length).toBe(19); // 18 rounds + final
     expect(fr.every((v, i) => i === 0 || v >= fr[i - 1])).toBe(true);
     expect(fr[fr.length - 1]).toBe(1);
-    await expect(new TSVM({ Cl: 0 }).fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), 2, ctx())).rejects.toThrow(
+    await expect(
+      new TSVM({ Cl: 0 }).fit(mat(c.Xl), Int32Array.from(c.yl), mat(c.Xu), 2, ctx()),
+    ).rejects.toThrow(
       new ParamError("The 'Cl' parameter of TSVM must be a number in the range (0, inf). Got 0 instead."),
     );
     const ac = new AbortController();

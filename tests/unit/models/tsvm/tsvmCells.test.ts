@@ -22,7 +22,9 @@ interface CellFixture {
   n_correct: number;
   n_test: number;
 }
-const { cells } = JSON.parse(readFileSync(new URL('../../../fixtures/svm/tsvm_cells_main.json', import.meta.url), 'utf8')) as { cells: CellFixture[] };
+const { cells } = JSON.parse(
+  readFileSync(new URL('../../../fixtures/svm/tsvm_cells_main.json', import.meta.url), 'utf8'),
+) as { cells: CellFixture[] };
 
 let datasets: Record<string, Dataset>;
 beforeAll(async () => {
@@ -35,7 +37,13 @@ describe('warm-started TSVM = the cold-start results, cell for cell', () => {
     const differing: string[] = [];
     for (const c of cells) {
       const ds = datasets[c.dataset];
-      const split = makeSplit(ds, { setting: c.setting, labels: c.labels, tIndex: c.t, seed: c.seed, mode: 'rsb' });
+      const split = makeSplit(ds, {
+        setting: c.setting,
+        labels: c.labels,
+        tIndex: c.t,
+        seed: c.seed,
+        mode: 'rsb',
+      });
       const cell = buildCellData(ds, split, 'rsb');
       if (cell.Xu.rows === 0) continue;
       const m = new TSVM();
@@ -44,7 +52,8 @@ describe('warm-started TSVM = the cold-start results, cell for cell', () => {
       let correct = 0;
       for (let i = 0; i < pred.length; i++) if (pred[i] === cell.ye[i]) correct++;
       expect(pred.length).toBe(c.n_test);
-      if (correct !== c.n_correct) differing.push(`${c.dataset}/${c.setting}/${c.labels}/t${c.t}: ${correct} vs ${c.n_correct}`);
+      if (correct !== c.n_correct)
+        differing.push(`${c.dataset}/${c.setting}/${c.labels}/t${c.t}: ${correct} vs ${c.n_correct}`);
     }
     expect(differing).toEqual([]);
   }, 300_000);

@@ -7,13 +7,29 @@ import * as tf from '@tensorflow/tfjs';
 import { ceRows, geMask, maxArg } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 
-export interface FixMatchParams { threshold: number; temperature: number; lambdaU: number; mu: number }
-export const FIXMATCH_DEFAULTS: Readonly<FixMatchParams> = Object.freeze({ threshold: 0.95, temperature: 0.5, lambdaU: 1, mu: 7 });
+export interface FixMatchParams {
+  threshold: number;
+  temperature: number;
+  lambdaU: number;
+  mu: number;
+}
+export const FIXMATCH_DEFAULTS: Readonly<FixMatchParams> = Object.freeze({
+  threshold: 0.95,
+  temperature: 0.5,
+  lambdaU: 1,
+  mu: 7,
+});
 
 export function fixMatch(p: Partial<FixMatchParams> = {}): DeepMethod {
   const h = { ...FIXMATCH_DEFAULTS, ...p };
   return {
-    id: 'fixmatch', mu: h.mu, labeledView: 'weak', views: ['weak', 'strong'], lambdaU: h.lambdaU, warmup: null, hyper: h,
+    id: 'fixmatch',
+    mu: h.mu,
+    labeledView: 'weak',
+    views: ['weak', 'strong'],
+    lambdaU: h.lambdaU,
+    warmup: null,
+    hyper: h,
     prepare(io) {
       const { max, arg } = maxArg(tf.softmax(tf.div(io.teacher(io.u[0]), h.temperature)) as tf.Tensor2D);
       return { student: [io.u[1]], aux: [geMask(max, h.threshold), arg] };

@@ -10,15 +10,28 @@ import { ceRows, geMask, maxArg } from '../losses.ts';
 import { variableFrom } from '../optim.ts';
 import type { DeepMethod } from './types.ts';
 
-export interface FlexMatchParams { threshold: number; lambdaU: number; mu: number }
-export const FLEXMATCH_DEFAULTS: Readonly<FlexMatchParams> = Object.freeze({ threshold: 0.95, lambdaU: 1, mu: 7 });
+export interface FlexMatchParams {
+  threshold: number;
+  lambdaU: number;
+  mu: number;
+}
+export const FLEXMATCH_DEFAULTS: Readonly<FlexMatchParams> = Object.freeze({
+  threshold: 0.95,
+  lambdaU: 1,
+  mu: 7,
+});
 
 /**
  * For each batch position, the value that row's σ gets: ĉ of the LAST selected occurrence of the
  * same row id in the batch (sampling is with replacement), else its old σ. All duplicates then
  * write the same value, so the scatter's order does not matter.
  */
-function lastSelectedWrite(idx: Int32Array, select: tf.Tensor1D, chat: tf.Tensor1D, old: tf.Tensor1D): tf.Tensor1D {
+function lastSelectedWrite(
+  idx: Int32Array,
+  select: tf.Tensor1D,
+  chat: tf.Tensor1D,
+  old: tf.Tensor1D,
+): tf.Tensor1D {
   const n = idx.length;
   const same = new Float32Array(n * n);
   for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) if (idx[a] === idx[b]) same[a * n + b] = 1;
@@ -34,7 +47,13 @@ export function flexMatch(p: Partial<FlexMatchParams> = {}): DeepMethod {
   let sigma: tf.Variable | null = null; // float32 holding integers −1..k−1
   let k = 0;
   return {
-    id: 'flexmatch', mu: h.mu, labeledView: 'weak', views: ['weak', 'strong'], lambdaU: h.lambdaU, warmup: null, hyper: h,
+    id: 'flexmatch',
+    mu: h.mu,
+    labeledView: 'weak',
+    views: ['weak', 'strong'],
+    lambdaU: h.lambdaU,
+    warmup: null,
+    hyper: h,
     init(kk, nU) {
       k = kk;
       sigma?.dispose();

@@ -9,7 +9,11 @@ import { softCeRows } from '../losses.ts';
 import { betaJohnk } from '../streams.ts';
 import type { DeepMethod } from './types.ts';
 
-export interface IctParams { alpha: number; lambdaU: number; warmup: number }
+export interface IctParams {
+  alpha: number;
+  lambdaU: number;
+  warmup: number;
+}
 export const ICT_DEFAULTS: Readonly<IctParams> = Object.freeze({ alpha: 0.5, lambdaU: 100, warmup: 1 / 64 });
 
 export function ict(p: Partial<IctParams> = {}): DeepMethod {
@@ -17,7 +21,13 @@ export function ict(p: Partial<IctParams> = {}): DeepMethod {
   let lam = 1;
   let perm = new Int32Array(0);
   return {
-    id: 'ict', mu: 1, labeledView: 'weak', views: ['weak'], lambdaU: h.lambdaU, warmup: h.warmup, hyper: h,
+    id: 'ict',
+    mu: 1,
+    labeledView: 'weak',
+    views: ['weak'],
+    lambdaU: h.lambdaU,
+    warmup: h.warmup,
+    hyper: h,
     beforeStep(io) {
       // λ first, then the permutation, both from the method's own stream.
       lam = betaJohnk(io.rng, h.alpha, h.alpha);
@@ -27,9 +37,13 @@ export function ict(p: Partial<IctParams> = {}): DeepMethod {
       const u = io.u[0];
       const pi = tf.tensor1d(perm, 'int32');
       const p = tf.softmax(io.shadow(u));
-      const mix = <T extends tf.Tensor>(a: T) => tf.add(tf.mul(a, lam), tf.mul(tf.gather(a, pi), 1 - lam)) as T;
+      const mix = <T extends tf.Tensor>(a: T) =>
+        tf.add(tf.mul(a, lam), tf.mul(tf.gather(a, pi), 1 - lam)) as T;
       return { student: [mix(u)], aux: [mix(p)] };
     },
-    unsupervised: (io, [target], [lu]) => ({ lu: tf.mean(softCeRows(lu, target as tf.Tensor2D, io.quirks)), mask: tf.scalar(1) }),
+    unsupervised: (io, [target], [lu]) => ({
+      lu: tf.mean(softCeRows(lu, target as tf.Tensor2D, io.quirks)),
+      mask: tf.scalar(1),
+    }),
   };
 }

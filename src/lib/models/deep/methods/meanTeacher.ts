@@ -6,12 +6,24 @@
 import * as tf from '@tensorflow/tfjs';
 import type { DeepMethod } from './types.ts';
 
-export interface MeanTeacherParams { lambdaU: number; warmup: number }
+export interface MeanTeacherParams {
+  lambdaU: number;
+  warmup: number;
+}
 
 export function meanTeacher(p: Partial<MeanTeacherParams> & { mode?: 'rsb' | 'readme' } = {}): DeepMethod {
-  const h: MeanTeacherParams = { lambdaU: p.lambdaU ?? (p.mode === 'readme' ? 1 : 50), warmup: p.warmup ?? 0.4 };
+  const h: MeanTeacherParams = {
+    lambdaU: p.lambdaU ?? (p.mode === 'readme' ? 1 : 50),
+    warmup: p.warmup ?? 0.4,
+  };
   return {
-    id: 'meanteacher', mu: 1, labeledView: 'weak', views: ['weak', 'weak'], lambdaU: h.lambdaU, warmup: h.warmup, hyper: { ...h },
+    id: 'meanteacher',
+    mu: 1,
+    labeledView: 'weak',
+    views: ['weak', 'weak'],
+    lambdaU: h.lambdaU,
+    warmup: h.warmup,
+    hyper: { ...h },
     prepare(io) {
       const teacher = tf.softmax(io.shadow(io.u[0]));
       // Detached student (quirk rsb): its forward needs no gradient, so it runs outside the tape.

@@ -5,14 +5,26 @@
 import * as tf from '@tensorflow/tfjs';
 import type { DeepMethod } from './types.ts';
 
-export interface PiModelParams { lambdaU: number; warmup: number }
+export interface PiModelParams {
+  lambdaU: number;
+  warmup: number;
+}
 
 export function piModel(p: Partial<PiModelParams> & { mode?: 'rsb' | 'readme' } = {}): DeepMethod {
   const h: PiModelParams = { lambdaU: p.lambdaU ?? (p.mode === 'readme' ? 1 : 10), warmup: p.warmup ?? 0.4 };
   return {
-    id: 'pimodel', mu: 1, labeledView: 'weak', views: ['weak', 'weak'], lambdaU: h.lambdaU, warmup: h.warmup, hyper: { ...h },
+    id: 'pimodel',
+    mu: 1,
+    labeledView: 'weak',
+    views: ['weak', 'weak'],
+    lambdaU: h.lambdaU,
+    warmup: h.warmup,
+    hyper: { ...h },
     // The second view's forward runs without gradient (sg), in training mode.
     prepare: (io) => ({ student: [io.u[0]], aux: [tf.softmax(io.teacher(io.u[1]))] }),
-    unsupervised: (_io, [target], [lu]) => ({ lu: tf.mean(tf.squaredDifference(tf.softmax(lu), target)), mask: tf.scalar(1) }),
+    unsupervised: (_io, [target], [lu]) => ({
+      lu: tf.mean(tf.squaredDifference(tf.softmax(lu), target)),
+      mask: tf.scalar(1),
+    }),
   };
 }

@@ -6,13 +6,27 @@ import * as tf from '@tensorflow/tfjs';
 import { ceRows, geMask, maxArg, sg } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 
-export interface PseudoLabelParams { threshold: number; lambdaU: number; warmup: number }
-export const PSEUDO_LABEL_DEFAULTS: Readonly<PseudoLabelParams> = Object.freeze({ threshold: 0.95, lambdaU: 1, warmup: 0.4 });
+export interface PseudoLabelParams {
+  threshold: number;
+  lambdaU: number;
+  warmup: number;
+}
+export const PSEUDO_LABEL_DEFAULTS: Readonly<PseudoLabelParams> = Object.freeze({
+  threshold: 0.95,
+  lambdaU: 1,
+  warmup: 0.4,
+});
 
 export function pseudoLabel(p: Partial<PseudoLabelParams> = {}): DeepMethod {
   const h = { ...PSEUDO_LABEL_DEFAULTS, ...p };
   return {
-    id: 'pseudolabel', mu: 1, labeledView: 'weak', views: ['weak'], lambdaU: h.lambdaU, warmup: h.warmup, hyper: h,
+    id: 'pseudolabel',
+    mu: 1,
+    labeledView: 'weak',
+    views: ['weak'],
+    lambdaU: h.lambdaU,
+    warmup: h.warmup,
+    hyper: h,
     prepare: (io) => ({ student: [io.u[0]], aux: [] }),
     unsupervised(io, _aux, [lu]) {
       const { max, arg } = maxArg(tf.softmax(sg(lu)));

@@ -10,8 +10,20 @@ import { ceRows, maxArg, sg } from '../losses.ts';
 import { variableFrom } from '../optim.ts';
 import type { DeepMethod } from './types.ts';
 
-export interface SoftMatchParams { emaP: number; lambdaU: number; mu: number; threshold: number; temperature: number }
-export const SOFTMATCH_DEFAULTS: Readonly<SoftMatchParams> = Object.freeze({ emaP: 0.999, lambdaU: 1, mu: 7, threshold: 0.95, temperature: 0.5 });
+export interface SoftMatchParams {
+  emaP: number;
+  lambdaU: number;
+  mu: number;
+  threshold: number;
+  temperature: number;
+}
+export const SOFTMATCH_DEFAULTS: Readonly<SoftMatchParams> = Object.freeze({
+  emaP: 0.999,
+  lambdaU: 1,
+  mu: 7,
+  threshold: 0.95,
+  temperature: 0.5,
+});
 
 type StateName = 'pLb' | 'pUlb' | 'muT' | 'varT';
 
@@ -24,7 +36,12 @@ export function softMatch(p: Partial<SoftMatchParams> = {}): DeepMethod {
     return v;
   };
   return {
-    id: 'softmatch', mu: h.mu, labeledView: 'weak', views: ['weak', 'strong'], lambdaU: h.lambdaU, warmup: null,
+    id: 'softmatch',
+    mu: h.mu,
+    labeledView: 'weak',
+    views: ['weak', 'strong'],
+    lambdaU: h.lambdaU,
+    warmup: null,
     hyper: { ...h, thresholdUsed: false, temperatureUsed: false },
     init(k) {
       for (const v of st.values()) v.dispose();
@@ -59,7 +76,8 @@ export function softMatch(p: Partial<SoftMatchParams> = {}): DeepMethod {
     loadState(s) {
       for (const [k, v] of st) {
         const a = s[k] as Float32Array | undefined;
-        if (!a || a.length !== v.size) throw new Error(`SoftMatch checkpoint: ${k} is missing or has the wrong size.`);
+        if (!a || a.length !== v.size)
+          throw new Error(`SoftMatch checkpoint: ${k} is missing or has the wrong size.`);
         tf.tidy(() => v.assign(tf.tensor(a, v.shape, 'float32')));
       }
     },

@@ -11,7 +11,7 @@ import type { Quirks } from '../../../types.ts';
 export type View = 'weak' | 'strong';
 
 export type DeepMethodId =
-  | 'ftt' | 'pseudolabel' | 'pimodel' | 'meanteacher' | 'ict' | 'uda' | 'fixmatch' | 'flexmatch' | 'softmatch';
+  'ftt' | 'pseudolabel' | 'pimodel' | 'meanteacher' | 'ict' | 'uda' | 'fixmatch' | 'flexmatch' | 'softmatch';
 
 /** The trainer's view of one step, handed to the method's hooks. */
 export interface StepIO {

@@ -7,20 +7,39 @@ import * as tf from '@tensorflow/tfjs';
 import { geMask, softCeRows } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 
-export interface UdaParams { threshold: number; temperature: number; lambdaU: number; mu: number }
-export const UDA_DEFAULTS: Readonly<UdaParams> = Object.freeze({ threshold: 0.8, temperature: 0.4, lambdaU: 1, mu: 7 });
+export interface UdaParams {
+  threshold: number;
+  temperature: number;
+  lambdaU: number;
+  mu: number;
+}
+export const UDA_DEFAULTS: Readonly<UdaParams> = Object.freeze({
+  threshold: 0.8,
+  temperature: 0.4,
+  lambdaU: 1,
+  mu: 7,
+});
 
 export function uda(p: Partial<UdaParams> = {}): DeepMethod {
   const h = { ...UDA_DEFAULTS, ...p };
   return {
-    id: 'uda', mu: h.mu, labeledView: 'weak', views: ['weak', 'strong'], lambdaU: h.lambdaU, warmup: null, hyper: h,
+    id: 'uda',
+    mu: h.mu,
+    labeledView: 'weak',
+    views: ['weak', 'strong'],
+    lambdaU: h.lambdaU,
+    warmup: null,
+    hyper: h,
     prepare(io) {
       const lw = io.teacher(io.u[0]);
       const mask = geMask(tf.max(tf.softmax(lw), 1), h.threshold);
       return { student: [io.u[1]], aux: [mask, tf.softmax(tf.div(lw, h.temperature))] };
     },
     unsupervised(io, [mask, target], [ls]) {
-      return { lu: tf.mean(tf.mul(mask, softCeRows(ls, target as tf.Tensor2D, io.quirks))), mask: tf.mean(mask) };
+      return {
+        lu: tf.mean(tf.mul(mask, softCeRows(ls, target as tf.Tensor2D, io.quirks))),
+        mask: tf.mean(mask),
+      };
     },
   };
 }

@@ -44,8 +44,10 @@ export class RbfKernel {
   rowsComputed = 0;
 
   constructor(x: ArrayLike<number>, n: number, d: number, gamma: number, opts: RbfKernelOptions = {}) {
-    if (x.length !== n * d) throw new RangeError(`RbfKernel: expected ${n}×${d} = ${n * d} entries; got ${x.length}.`);
-    if (!(gamma > 0) || !Number.isFinite(gamma)) throw new RangeError(`RbfKernel: gamma must be a positive finite number; got ${gamma}.`);
+    if (x.length !== n * d)
+      throw new RangeError(`RbfKernel: expected ${n}×${d} = ${n * d} entries; got ${x.length}.`);
+    if (!(gamma > 0) || !Number.isFinite(gamma))
+      throw new RangeError(`RbfKernel: gamma must be a positive finite number; got ${gamma}.`);
     this.n = n;
     this.d = d;
     this.gamma = gamma;

@@ -43,10 +43,35 @@ export class OneClassError extends Error {
 }
 
 export function fitOvoSvc(X: Matrix, y: Int32Array, opts: OvoSvcOptions = {}): OvoSvcModel {
+  const steps = ovoSvcSteps(X, y, opts);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+}
+
+/**
+ * The same fit with `tick` awaited between the pair solves, so an abort lands within one binary
+ * solve instead of after all k(k−1)/2 of them (Tri-Training's learners).
+ */
+export async function fitOvoSvcTicking(
+  X: Matrix,
+  y: Int32Array,
+  opts: OvoSvcOptions,
+  tick: () => Promise<void>,
+): Promise<OvoSvcModel> {
+  const steps = ovoSvcSteps(X, y, opts);
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    await tick();
+  }
+}
+
+/** The one-vs-one fit as a generator: it yields after each pair's binary solve. */
+function* ovoSvcSteps(X: Matrix, y: Int32Array, opts: OvoSvcOptions): Generator<void, OvoSvcModel> {
   const { rows: n, cols: d } = X;
-  if (y.length !== n) throw new RangeError(`fitOvoSvc: y has ${y.length} labels; expected one per row (${n}).`);
+  if (y.length !== n)
+    throw new RangeError(`fitOvoSvc: y has ${y.length} labels; expected one per row (${n}).`);
   const C = opts.C ?? 1;
-  if (!(C > 0) || !Number.isFinite(C)) throw new RangeError(`fitOvoSvc: C must be a positive finite number; got ${C}.`);
+  if (!(C > 0) || !Number.isFinite(C))
+    throw new RangeError(`fitOvoSvc: C must be a positive finite number; got ${C}.`);
   const classes = Int32Array.from(new Set(y)).sort();
   if (classes.length < 2) throw new OneClassError(classes.length);
   const g = opts.gamma ?? 'scale';
@@ -71,6 +96,7 @@ export function fitOvoSvc(X: Matrix, y: Int32Array, opts: OvoSvcOptions = {}): O
       const model = fitBinarySvc(new RbfKernel(sub, m, d, gamma), yy, new Float64Array(m).fill(C), opts.smo);
       nIter += model.nIter;
       pairs.push({ a, b, model });
+      yield;
     }
   }
   return { classes, pairs, d, gamma, nIter };
@@ -78,7 +104,8 @@ export function fitOvoSvc(X: Matrix, y: Int32Array, opts: OvoSvcOptions = {}): O
 
 /** libsvm's one-vs-one vote; returns class labels (values of `classes`). */
 export function predictOvoSvc(model: OvoSvcModel, X: Matrix): Int32Array {
-  if (X.cols !== model.d) throw new RangeError(`predictOvoSvc: X has ${X.cols} features; the model was fitted with ${model.d}.`);
+  if (X.cols !== model.d)
+    throw new RangeError(`predictOvoSvc: X has ${X.cols} features; the model was fitted with ${model.d}.`);
   const n = X.rows;
   const k = model.classes.length;
   const votes = new Int32Array(n * k);

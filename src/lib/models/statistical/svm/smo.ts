@@ -74,10 +74,17 @@ export interface SmoResult {
  * @param y labels ±1 as libsvm sees them (its +1 is the first class), by original row index
  * @param Cin per-sample upper bounds C_i > 0, by original row index
  */
-export function solveSmo(kernel: RbfKernel, yin: Int8Array, Cin: Float64Array, opts: SmoOptions = {}): SmoResult {
+export function solveSmo(
+  kernel: RbfKernel,
+  yin: Int8Array,
+  Cin: Float64Array,
+  opts: SmoOptions = {},
+): SmoResult {
   const l = kernel.n;
   if (yin.length !== l || Cin.length !== l) {
-    throw new RangeError(`solveSmo: y (${yin.length}) and C (${Cin.length}) must have one entry per kernel row (${l}).`);
+    throw new RangeError(
+      `solveSmo: y (${yin.length}) and C (${Cin.length}) must have one entry per kernel row (${l}).`,
+    );
   }
   const eps = opts.tol ?? 1e-3;
   const shrinking = opts.shrinking ?? true;
@@ -99,7 +106,8 @@ export function solveSmo(kernel: RbfKernel, yin: Int8Array, Cin: Float64Array, o
   const status = new Uint8Array(l); // all LOWER
   const warm = opts.warm;
   if (warm) {
-    if (warm.alpha.length !== l) throw new RangeError(`solveSmo: warm.alpha must have ${l} entries; got ${warm.alpha.length}.`);
+    if (warm.alpha.length !== l)
+      throw new RangeError(`solveSmo: warm.alpha must have ${l} entries; got ${warm.alpha.length}.`);
     for (let p = 0; p < l; p++) {
       alpha[p] = Math.min(Math.max(warm.alpha[perm[p]], 0), C[p]);
       status[p] = alpha[p] >= C[p] ? UPPER : alpha[p] <= 0 ? LOWER : FREE;
@@ -397,5 +405,14 @@ export function solveSmo(kernel: RbfKernel, yin: Int8Array, Cin: Float64Array, o
     vOut[perm[p]] = y[p] * Gbar[p];
     objective += alpha[p] * (G[p] - 1);
   }
-  return { alpha: alphaOut, G: GOut, rho, nIter: iter, converged, objective: objective / 2, u: uOut, v: vOut };
+  return {
+    alpha: alphaOut,
+    G: GOut,
+    rho,
+    nIter: iter,
+    converged,
+    objective: objective / 2,
+    u: uOut,
+    v: vOut,
+  };
 }

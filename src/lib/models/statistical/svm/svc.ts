@@ -67,11 +67,17 @@ export function warmAfterFlips(
  * @param y labels ±1 (+1 positive)
  * @param C per-sample bounds (C · sample_weight)
  */
-export function fitBinarySvc(kernel: RbfKernel, y: Int8Array, C: Float64Array, opts: SmoOptions = {}): BinarySvcModel {
+export function fitBinarySvc(
+  kernel: RbfKernel,
+  y: Int8Array,
+  C: Float64Array,
+  opts: SmoOptions = {},
+): BinarySvcModel {
   const n = kernel.n;
   const yInt = new Int8Array(n);
   for (let i = 0; i < n; i++) {
-    if (y[i] !== 1 && y[i] !== -1) throw new RangeError(`fitBinarySvc: labels must be ±1; got ${y[i]} at row ${i}.`);
+    if (y[i] !== 1 && y[i] !== -1)
+      throw new RangeError(`fitBinarySvc: labels must be ±1; got ${y[i]} at row ${i}.`);
     if (!(C[i] > 0)) throw new RangeError(`fitBinarySvc: per-sample C must be > 0; got ${C[i]} at row ${i}.`);
     yInt[i] = -y[i];
   }
