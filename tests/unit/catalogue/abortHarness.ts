@@ -16,7 +16,8 @@ export const LONG_FIT_OPTIONS: Readonly<Record<string, ModelOptions>> = {
   ssgmm: { tol: 0, maxIter: 1_000_000, support: 'zero' },
   lp: { tol: 0, maxIter: 1_000_000 },
   ls: { tol: 0, maxIter: 1_000_000 },
-  tritraining: { nEstimators: 10_000 },
+  // Not more rounds: each pass predicts L and U with every tree, between two ticks.
+  tritraining: { nEstimators: 1_500 },
   assemble: { T: 10_000 },
 };
 
@@ -53,6 +54,7 @@ const HARD_DATA: Record<string, { l: ReturnType<typeof noisy>; u: ReturnType<typ
   xgb: HARD_BIG,
   ssgmm: HARD_BIG,
   tsvm: HARD_TSVM,
+  tritraining: HARD_TSVM,
 };
 
 /**
