@@ -81,6 +81,17 @@ test('a dataset that cannot load fails once, with its reason; its cells are "not
   await expect(page.getByTestId('run-failures')).toHaveAttribute('data-count', '4');
   await expect(page.getByTestId('run-failure-group')).toHaveCount(1);
   await expect(page.getByTestId('run-failure-group')).toContainText('4 × not run: letter unavailable (');
+  // ... and where the results are: a line instead of letter's missing chart, its curve in the table.
+  await expect(page.getByTestId('charts-not-run')).toHaveAttribute('data-dataset', 'letter');
+  await expect(page.getByTestId('charts-not-run')).toContainText(
+    'its 4 cells were not run (not run: letter unavailable (',
+  );
+  await page.getByTestId('run-show-table').click();
+  const letterRow = page.locator('[data-testid="results-row"][data-curve="lp|letter|label|5"]');
+  await expect(letterRow.getByTestId('results-not-run')).toContainText('4 × not run: letter unavailable (');
+  await expect(
+    page.locator('[data-testid="results-row"][data-curve="lp|iris|label|5"] [data-t="0"]'),
+  ).not.toHaveAttribute('data-mean', '');
   // One load of letter (every host tried once), not one per cell: before, 4 cells × every host.
   const hosts = new Set(outside.map((u) => new URL(u).hostname));
   expect(outside.length).toBeLessThanOrEqual(hosts.size * 3);
