@@ -15,9 +15,13 @@
  * tests compare every path with the direct loop). Squaring is adaptive: it happens once the leaps
  * at the current level have cost as much as a squaring.
  *
+ * The products run on WebAssembly SIMD (f64Kernels.ts) where it exists, else in the JS loops below.
+ *
  * Cost: ≈ log₂g symmetric squarings (n_u³/2 each) + n_iter/g + log₂g products n_u²·2k, instead
  * of n_iter products n_u²·k. The direct loop in graphBase.ts stays the reference path.
  */
+
+import { f64Kernels } from './f64Kernels.ts';
 
 export interface AffineLpInput {
   /** The iteration matrix G (n×n, row-major; G = D⁻¹W) — read only. */
@@ -36,6 +40,8 @@ export interface AffineLpInput {
   powerBudgetBytes?: number;
   /** Called between heavy operations (abort checks, progress, event-loop yields). */
   tick?: (step: number, what: string) => Promise<void>;
+  /** false: the plain JS products (reference for the SIMD kernels); default true where available. */
+  simd?: boolean;
 }
 
 export interface AffineLpResult {
@@ -64,7 +70,7 @@ export function affineReady(F: Float64Array, n: number, nl: number, k: number): 
  * C = A·A for a symmetric A (m×m): C_ij = Σ_l A_il A_jl (row by row), lower triangle computed in
  * 2×4 register blocks, then mirrored. Async: yields through `tick` between row bands.
  */
-export async function symSquare(
+export async function symSquareJs(
   A: Float64Array,
   m: number,
   tick?: () => Promise<void>,
@@ -149,7 +155,7 @@ export async function symSquare(
  * out (m×c) = A (m×m) · X (m×c), row-major. X is transposed first; then 2 rows × 4 columns per
  * register block (8 accumulators, 6 loads per step): ≈ 1.5× matMulGF64 for the leaps' c = 2k.
  */
-export function mulSquare(A: Float64Array, m: number, X: Float64Array, c: number, out: Float64Array): void {
+export function mulSquareJs(A: Float64Array, m: number, X: Float64Array, c: number, out: Float64Array): void {
   const Xt = new Float64Array(m * c);
   for (let l = 0; l < m; l++) for (let j = 0; j < c; j++) Xt[j * m + l] = X[l * c + j];
   let i = 0;
@@ -243,6 +249,9 @@ function pack(z: Float64Array, y: Float64Array, m: number, k: number, out: Float
 export async function propagateAffine(input: AffineLpInput): Promise<AffineLpResult> {
   const { G, deg, n, nl, k, maxIter, tol, tick } = input;
   const m = n - nl;
+  const kernels = input.simd === false ? null : f64Kernels();
+  const symSquare = kernels ? kernels.symSquare.bind(kernels) : symSquareJs;
+  const mulSquare = kernels ? kernels.mulSquare.bind(kernels) : mulSquareJs;
   // r_i (row sums of G over all columns), s = r·d, and the symmetric S = s^-½ W_uu s^-½ with
   // W_ij = G_ij d_i: S_ij = G_ij d_i / √(s_i s_j), symmetrised by averaging the two halves.
   const root = new Float64Array(m);

@@ -15,7 +15,7 @@ import {
   LabelPropagation,
   type LabelPropagationParams,
 } from '../../../../src/lib/models/statistical/labelPropagation.ts';
-import { symSquare } from '../../../../src/lib/models/statistical/labelPropagationFast.ts';
+import { symSquareJs as symSquare } from '../../../../src/lib/models/statistical/labelPropagationFast.ts';
 import { buildCellData, makeSplit } from '../../../../src/lib/protocol/index.ts';
 import { mt } from '../../../../src/lib/protocol/rng.ts';
 import type { Dataset, Matrix, Setting } from '../../../../src/lib/types.ts';
