@@ -9,10 +9,12 @@
  *   const proba = await est.predictProba(Xtest);
  */
 import * as tf from '@tensorflow/tfjs';
-import { checkFitInputs, NotFittedError, type Estimator, type FitInfo } from '../estimator.ts';
 import type { Matrix } from '../../types.ts';
+import { BaseEstimator } from '../baseEstimator.ts';
+import type { FitInfo, LiveFitContext } from '../estimator.ts';
+import { integerIn, interval, oneOf, ParamError, validateParams, type ConstraintTable } from '../params.ts';
 import { resolveSize, trainerConfig, type DeepOptions } from './config.ts';
-import { tickOf, trainerStreams, type DeepFitContext } from './context.ts';
+import { trainerStreams, type DeepFitContext } from './context.ts';
 import { countParams } from './ftTransformer.ts';
 import { createMethod, DEEP_METHOD_IDS, type DeepMethodId } from './methods/index.ts';
 import { DeepTrainer } from './trainer.ts';
@@ -24,24 +26,94 @@ export interface DeepEstimatorOptions extends DeepOptions {
   predictBatch?: number;
 }
 
-export class DeepEstimator implements Estimator {
+/** Names in messages (scikit-learn style class names). */
+const CLASS_NAMES: Readonly<Record<DeepMethodId, string>> = {
+  ftt: 'FTTransformer',
+  pseudolabel: 'PseudoLabel',
+  pimodel: 'PiModel',
+  meanteacher: 'MeanTeacher',
+  ict: 'ICT',
+  uda: 'UDA',
+  fixmatch: 'FixMatch',
+  flexmatch: 'FlexMatch',
+  softmatch: 'SoftMatch',
+};
+
+/** The options' schema; `size` and `methodParams` are checked in `validate` (a name or an object). */
+const CONSTRAINTS: ConstraintTable = {
+  size: oneOf('rsb', 'tiny'),
+  mode: oneOf('rsb', 'readme'),
+  quirks: oneOf('rsb', 'fixed'),
+  steps: integerIn(1, 100_000_000),
+  batchL: integerIn(1, 1_000_000),
+  initSeed: integerIn(0, 2 ** 32 - 1),
+  progressEvery: integerIn(1),
+  checkpointEvery: integerIn(0),
+  dropoutAttention: interval(0, 1, 'left'),
+  dropoutFfn: interval(0, 1, 'left'),
+  recompute: oneOf(true, false),
+  predictBatch: integerIn(1, 1_000_000),
+};
+const SIZE_CONSTRAINTS: ConstraintTable = {
+  blocks: integerIn(1, 64),
+  dToken: integerIn(1, 4096),
+  heads: integerIn(1, 256),
+  ffnHidden: integerIn(1, 65_536),
+};
+
+/**
+ * The deep family on the estimator shell (BaseEstimator): the shell gives every deep entry the
+ * same contract as the statistical ones (param and input checks, busy guard, NotFittedError, the
+ * predict shape check, a complete FitContext with named streams and a throttled tick), so the
+ * catalogue's contract tests and runCell treat both families alike.
+ */
+export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
   readonly name: string;
+  readonly className: string;
+  protected readonly constraints = CONSTRAINTS;
+  protected override readonly readsUnlabeled: boolean;
   private trainer: DeepTrainer | null = null;
-  private last: FitInfo = {};
-  private fitting = false;
 
   constructor(
     readonly method: DeepMethodId,
-    private readonly options: DeepEstimatorOptions = {},
+    options: DeepEstimatorOptions = {},
   ) {
+    super({}, options);
     if (!DEEP_METHOD_IDS.includes(method)) {
       throw new RangeError(`Unknown deep method '${method}'. Known: ${DEEP_METHOD_IDS.join(', ')}.`);
     }
     this.name = method;
+    this.className = CLASS_NAMES[method];
+    this.readsUnlabeled = method !== 'ftt';
   }
 
-  get hyper(): Record<string, unknown> {
-    const o = this.options;
+  protected override validate(): void {
+    const { size, methodParams, ...rest } = this.params;
+    validateParams(this.className, CONSTRAINTS, rest);
+    if (typeof size === 'object' && size !== null)
+      validateParams(`${this.className}.size`, SIZE_CONSTRAINTS, size as unknown as Record<string, unknown>);
+    else if (size !== undefined) validateParams(this.className, CONSTRAINTS, { size });
+    if (methodParams !== undefined) {
+      if (typeof methodParams !== 'object' || methodParams === null || Array.isArray(methodParams))
+        throw new ParamError(
+          `The 'methodParams' parameter of ${this.className} must be an object of parameters. Got ${String(methodParams)} instead.`,
+        );
+      const known = Object.keys(createMethod(this.method, this.params.mode ?? 'rsb').hyper);
+      for (const [key, v] of Object.entries(methodParams)) {
+        if (!known.includes(key))
+          throw new ParamError(
+            `'${key}' is not a parameter of ${this.className}'s loss. Valid parameters: ${known.join(', ') || 'none'}.`,
+          );
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          throw new ParamError(
+            `The '${key}' parameter of ${this.className} must be a finite number. Got ${String(v)} instead.`,
+          );
+      }
+    }
+  }
+
+  override get hyper(): Record<string, unknown> {
+    const o = this.params;
     const size = resolveSize(o.size);
     const probe = createMethod(this.method, o.mode ?? 'rsb', o.methodParams);
     const cfg = trainerConfig(1, 2, o);
@@ -71,65 +143,58 @@ export class DeepEstimator implements Estimator {
     };
   }
 
-  async fit(Xl: Matrix, yl: Int32Array, Xu: Matrix, k: number, ctx: DeepFitContext): Promise<this> {
-    if (this.fitting) throw new Error(`${this.name}.fit: a fit is already running on this estimator.`);
-    checkFitInputs(this.name, Xl, yl, Xu, k);
-    this.fitting = true;
-    try {
-      this.trainer?.dispose();
-      this.trainer = null;
-      const cfg = trainerConfig(Xl.cols, k, {
-        ...this.options,
-        initSeed: ctx.initSeed ?? this.options.initSeed,
-        quirks: ctx.quirks ?? this.options.quirks,
-      });
-      const method = createMethod(this.method, this.options.mode ?? 'rsb', this.options.methodParams);
-      const trainer = new DeepTrainer(cfg, method, { Xl, yl, Xu, k }, trainerStreams(ctx));
-      this.trainer = trainer;
-      if (ctx.resumeFrom) trainer.restore(ctx.resumeFrom);
-      const tick = tickOf(ctx);
-      await trainer.run({
-        onProgress: (r) => {
-          ctx.onDeepProgress?.(r);
-          ctx.onProgress?.({
-            fraction: r.step / r.steps,
-            message: `step ${r.step}/${r.steps} loss ${r.loss.toFixed(4)} mask ${r.maskRate.toFixed(2)}`,
-          });
-        },
-        onCheckpoint: ctx.onCheckpoint,
-        tick: () => tick(),
-      });
-      this.last = {
-        nIter: cfg.steps,
-        steps: cfg.steps,
-        backend: tf.getBackend(),
-        params: countParams(cfg.shape),
-        size: resolveSize(this.options.size).name,
-        init_seed: cfg.initSeed,
-        quirks: cfg.quirks,
-        resumedFrom: ctx.resumeFrom?.step ?? null,
-      };
-      return this;
-    } catch (e) {
-      this.trainer?.dispose();
-      this.trainer = null;
-      throw e;
-    } finally {
-      this.fitting = false;
-    }
+  protected async fitImpl(
+    Xl: Matrix,
+    yl: Int32Array,
+    Xu: Matrix,
+    k: number,
+    live: LiveFitContext,
+  ): Promise<void> {
+    const ctx = live as LiveFitContext & DeepFitContext;
+    const o = this.params;
+    // An explicit option (tests, bench) wins over the context's value (runCell's plan).
+    const cfg = trainerConfig(Xl.cols, k, {
+      ...o,
+      initSeed: o.initSeed ?? ctx.initSeed,
+      quirks: o.quirks ?? ctx.quirks,
+    });
+    const method = createMethod(this.method, o.mode ?? 'rsb', o.methodParams);
+    const trainer = new DeepTrainer(cfg, method, { Xl, yl, Xu, k }, trainerStreams(ctx));
+    this.trainer = trainer;
+    if (ctx.resumeFrom) trainer.restore(ctx.resumeFrom);
+    await trainer.run({
+      onProgress: (r) => {
+        ctx.onDeepProgress?.(r);
+        ctx.onProgress?.({
+          fraction: r.step / r.steps,
+          message: `step ${r.step}/${r.steps} loss ${r.loss.toFixed(4)} mask ${r.maskRate.toFixed(2)}`,
+          step: r.step,
+          total: r.steps,
+          losses: { supervised: r.lossS, unsupervised: r.lossU, total: r.loss },
+          scalars: { maskRate: r.maskRate, lr: r.lr, ramp: r.ramp },
+        });
+      },
+      onCheckpoint: ctx.onCheckpoint,
+      tick: () => ctx.tick(),
+    });
+    this.lastInfo = {
+      nIter: cfg.steps,
+      steps: cfg.steps,
+      backend: tf.getBackend(),
+      params: countParams(cfg.shape),
+      size: resolveSize(o.size).name,
+      init_seed: cfg.initSeed,
+      quirks: cfg.quirks,
+      resumedFrom: ctx.resumeFrom?.step ?? null,
+    } satisfies FitInfo;
   }
 
-  async predictProba(X: Matrix): Promise<Float32Array> {
-    if (!this.trainer) throw new NotFittedError(this.name);
-    const logits = await this.trainer.predictLogits(X, this.options.predictBatch ?? 512);
+  protected async predictImpl(X: Matrix): Promise<Float32Array> {
+    const logits = await this.trainer!.predictLogits(X, this.params.predictBatch ?? 512);
     return softmaxRows(logits, X.rows, logits.length / Math.max(X.rows, 1));
   }
 
-  info(): FitInfo {
-    return { ...this.last };
-  }
-
-  dispose(): void {
+  protected release(): void {
     this.trainer?.dispose();
     this.trainer = null;
   }
