@@ -14,6 +14,7 @@ import type { BenchWorkerApi, CellProgress } from './bench.worker.ts';
 import type { BackendName, BackendPref, BackendReport } from '../src/lib/env/device.ts';
 import { getAlgorithm, isBaselineAlgorithm } from '../src/lib/models/catalogue.ts';
 import { calibrateOnce, cellCost } from '../src/lib/suite/costModel.ts';
+import { planOptionsOf } from '../src/lib/suite/modelOptions.ts';
 import {
   errText,
   RunExecutor,
@@ -328,7 +329,7 @@ export class BenchPool {
       lanes: live,
       put: (batch) => store.putCells(batch.map((c) => ({ runId: run.id, ...c }))),
       family,
-      cost: (c) => cellCost(c, family),
+      cost: (c) => cellCost(c, family, undefined, planOptionsOf(run.plan)),
       msPerUnit,
       validate: parseCellResult,
       clock: {

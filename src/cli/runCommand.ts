@@ -9,7 +9,7 @@ import { cpus, platform, release } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DATASET_IDS } from '../lib/data/registry.ts';
 import { algorithmGroups, algorithmIds, getAlgorithm, isBaselineAlgorithm } from '../lib/models/catalogue.ts';
-import { applyOptionAssignments } from '../lib/suite/modelOptions.ts';
+import { applyOptionAssignments, planOptionsOf } from '../lib/suite/modelOptions.ts';
 import { presetPlan, resolvePresetId } from '../lib/suite/presets.ts';
 import { calibrate, cellCost } from '../lib/suite/costModel.ts';
 import { RunExecutor, type ExecutedCell, type Lane } from '../lib/suite/executor.ts';
@@ -276,7 +276,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     lanes: [lane],
     put: async (batch) => journal.append(batch),
     family,
-    cost: (c) => cellCost(c, family, shapes),
+    cost: (c) => cellCost(c, family, shapes, planOptionsOf(plan)),
     msPerUnit,
     validate: parseCellResult,
     clock: {

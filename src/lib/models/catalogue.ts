@@ -8,6 +8,7 @@
  * module itself imports no estimator code (and nothing from suite/), so the page can read it freely.
  */
 import type { ProtocolMode } from '../types.ts';
+import { deepFitSeconds } from './deep/cost.ts';
 import type { Estimator, FitInfo } from './estimator.ts';
 import { integerIn, interval, oneOf, ParamError, validateParams, type Constraint } from './params.ts';
 
@@ -64,8 +65,12 @@ export interface AlgorithmSpec {
   options: Readonly<Record<string, OptionSpec>>;
   /** Extra fields of the record's `algorithm` section, taken from the fit's info(). */
   recordExtras?: (info: FitInfo) => Record<string, string | boolean>;
-  /** Relative cost of one fit + predict, in seconds on a mid-range laptop (rough; for ETA and ordering). */
-  cost(shape: CellShape): number;
+  /**
+   * Relative cost of one fit + predict, in seconds on a mid-range laptop (rough; for ETA and
+   * ordering). `options`: the entry's resolved model options, where the cost depends on them
+   * (the deep family's size, steps and batch).
+   */
+  cost(shape: CellShape, options?: ModelOptions): number;
   create(ctx: CreateContext): Promise<Estimator>;
 }
 
@@ -290,8 +295,109 @@ const STATISTICAL: AlgorithmSpec[] = [
   },
 ];
 
+// ---------------------------------------------------------------------------------------------
+// Deep family (PROTOCOL.md §7.2–7.6): one FT-Transformer trainer (deep/trainer.ts), one method each.
+
+type DeepId =
+  'ftt' | 'pseudolabel' | 'pimodel' | 'meanteacher' | 'ict' | 'uda' | 'fixmatch' | 'flexmatch' | 'softmatch';
+
+/** The options every deep entry takes (the loop's knobs a user tunes; §7.2 values by default). */
+const DEEP_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  size: {
+    constraint: oneOf('rsb', 'tiny'),
+    default: same('rsb'),
+    doc: "Network: 'rsb' (8 blocks × 192, ≈ 2.4 M parameters, §7.3) or 'tiny' (2 × 32, for classrooms and tests).",
+  },
+  steps: {
+    constraint: integerIn(1, 1_000_000),
+    default: { rsb: 1000, readme: 10_000 },
+    doc: 'Optimiser steps S (§9: 1 000 in rsb, 10 000 in readme).',
+  },
+  batchL: {
+    constraint: integerIn(1, 4096),
+    default: same(64),
+    doc: 'Labeled rows per step; the unlabeled batch is μ × this (§7.2: 64).',
+  },
+  lr: {
+    constraint: interval(0, 1, 'right'),
+    default: { rsb: 1e-4, readme: 5e-4 },
+    doc: 'Learning rate (rsb: Adam, constant; readme: SGD, before the cosine).',
+  },
+  emaDecay: {
+    constraint: interval(0, 1, 'left'),
+    default: same(0.999),
+    doc: 'Decay of the EMA shadow that predicts (§7.2: 0.999).',
+  },
+};
+
+/** Seconds of a deep fit at the reference rate (deep/cost.ts), from the shape and the options. */
+function deepCost(id: DeepId) {
+  return (s: CellShape, o: ModelOptions = {}): number =>
+    deepFitSeconds(
+      id,
+      { d: s.d, k: s.k, test: s.test, steps: Number(o.steps ?? (s.steps || 1000)) },
+      { size: o.size === 'tiny' ? 'tiny' : 'rsb', batchL: Number(o.batchL ?? 64) },
+    );
+}
+
+function deepEntry(
+  id: DeepId,
+  title: string,
+  label: string,
+  color: string,
+  presets: Record<string, number>,
+): AlgorithmSpec {
+  return {
+    id,
+    title,
+    label,
+    family: id === 'ftt' ? 'baseline' : 'deep',
+    suite: 'deep',
+    presets,
+    fast: false,
+    color,
+    options: DEEP_OPTIONS,
+    // size, steps, batch, lr and EMA are in `options` and `hyper`; the backend is in `env`.
+    recordExtras: (info): Record<string, string> =>
+      info.resumedFrom !== null && info.resumedFrom !== undefined
+        ? { resumed_from_step: String(info.resumedFrom) }
+        : {},
+    cost: deepCost(id),
+    async create({ mode, options }) {
+      const { createDeepEstimator } = await import('./deep/deepEstimator.ts');
+      return createDeepEstimator(id, {
+        mode,
+        size: options.size as 'rsb' | 'tiny',
+        steps: options.steps as number,
+        batchL: options.batchL as number,
+        lr: options.lr as number,
+        emaDecay: options.emaDecay as number,
+      });
+    },
+  };
+}
+
+/** §9's deep grid (`tabular-deep`) has eight; MeanTeacher is an extra (no published tabular rows, §7.4). */
+const DEEP: AlgorithmSpec[] = [
+  deepEntry('ftt', 'FT-Transformer (supervised baseline)', 'FT-Transformer', '#9a7d0a', {
+    'classroom-deep': 0,
+    'tabular-deep': 0,
+  }),
+  deepEntry('pseudolabel', 'Pseudo-Label', 'Pseudo-Label', '#b5651d', {
+    'classroom-deep': 1,
+    'tabular-deep': 1,
+  }),
+  deepEntry('pimodel', 'Π-Model', 'Π-Model', '#5a8f29', { 'tabular-deep': 2 }),
+  deepEntry('meanteacher', 'Mean Teacher', 'Mean Teacher', '#b03a8f', { 'classroom-deep': 2 }),
+  deepEntry('ict', 'Interpolation Consistency Training (ICT)', 'ICT', '#2f8fce', { 'tabular-deep': 3 }),
+  deepEntry('uda', 'Unsupervised Data Augmentation (UDA)', 'UDA', '#c05050', { 'tabular-deep': 4 }),
+  deepEntry('fixmatch', 'FixMatch', 'FixMatch', '#6d78e0', { 'classroom-deep': 3, 'tabular-deep': 5 }),
+  deepEntry('flexmatch', 'FlexMatch', 'FlexMatch', '#a04ad0', { 'tabular-deep': 6 }),
+  deepEntry('softmatch', 'SoftMatch', 'SoftMatch', '#0f9a7a', { 'tabular-deep': 7 }),
+];
+
 /** The catalogue, in canonical order (planner rows, `all`, custom plans). */
-const entries: AlgorithmSpec[] = [...STATISTICAL];
+const entries: AlgorithmSpec[] = [...STATISTICAL, ...DEEP];
 
 export const CATALOGUE: readonly AlgorithmSpec[] = entries;
 
@@ -393,13 +499,17 @@ export function checkModelOptions(spec: AlgorithmSpec, given: ModelOptions): voi
   validateParams(spec.id, table, given);
 }
 
-/** Options that differ from the mode's defaults, as `{ '<id>.<option>': value }` (for protocol.overrides). */
+/**
+ * Options that differ from the mode's defaults (and from `reference`, a preset's own model options),
+ * as `{ '<id>.<option>': value }` (for protocol.overrides).
+ */
 export function optionOverrides(
   spec: AlgorithmSpec,
   mode: ProtocolMode,
   resolved: ModelOptions,
+  reference: ModelOptions = {},
 ): Record<string, OptionValue> {
-  const defaults = defaultModelOptions(spec, mode);
+  const defaults = { ...defaultModelOptions(spec, mode), ...reference };
   const out: Record<string, OptionValue> = {};
   for (const [k, v] of Object.entries(resolved)) {
     if (spec.options[k]?.protocolOption) continue; // recorded with the protocol options

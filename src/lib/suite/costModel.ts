@@ -10,6 +10,7 @@
  * scale error with the rate observed during the run (scheduler.ts).
  */
 import { DATASETS, isBuiltinDatasetId } from '../data/registry.ts';
+import { findAlgorithm, type ModelOptions } from '../models/catalogue.ts';
 
 /** What a fit's cost depends on. */
 export interface CellShape {
@@ -82,8 +83,32 @@ export function cellShape(ds: DatasetShape, labels: number, steps = 0): CellShap
   return { l, u: Math.max(0, ds.N - e - l), e, k: ds.k, d: ds.d, steps };
 }
 
-/** Work units of one fit; an algorithm without a formula costs like label propagation. */
-export function fitCost(algorithm: string, shape: CellShape, family?: string): number {
+/**
+ * Work units of a deep-suite fit: the catalogue entry's seconds at the reference rate (its size,
+ * steps and batch from `options`; models/deep/cost.ts), in this module's units.
+ */
+function deepUnits(algorithm: string, s: CellShape, options: ModelOptions | undefined): number | null {
+  const spec = findAlgorithm(algorithm);
+  if (spec?.suite !== 'deep') return null;
+  const seconds = spec.cost(
+    { labeled: s.l, unlabeled: s.u, test: s.e, graph: s.l + s.u, d: s.d, k: s.k, steps: s.steps },
+    options,
+  );
+  return (seconds * 1000) / REFERENCE_MS_PER_UNIT;
+}
+
+/**
+ * Work units of one fit; an algorithm without a formula costs like label propagation. `options`:
+ * the algorithm's resolved model options (the deep family's cost depends on them).
+ */
+export function fitCost(
+  algorithm: string,
+  shape: CellShape,
+  family?: string,
+  options?: ModelOptions,
+): number {
+  const deep = deepUnits(algorithm, shape, options);
+  if (deep !== null && Number.isFinite(deep) && deep > 0) return deep + FIT_OVERHEAD_UNITS;
   const f = COST_FORMULAS[algorithm] ?? (family === 'deep' ? COST_FORMULAS.deep : COST_FORMULAS.lp);
   // Plus a fixed cost per fit (model set-up, tensors, scoring): about 5 ms at the reference.
   const units = f(shape) + FIT_OVERHEAD_UNITS;
@@ -143,11 +168,13 @@ export function cellCost(
   cell: { dataset: string; labels: number; algorithm: string },
   family?: (algorithm: string) => string,
   known?: (id: string) => DatasetShape | undefined,
+  options?: (algorithm: string) => ModelOptions | undefined,
 ): number {
   return fitCost(
     cell.algorithm,
     cellShape(datasetShape(cell.dataset, known), cell.labels),
     family?.(cell.algorithm),
+    options?.(cell.algorithm),
   );
 }
 
@@ -181,13 +208,14 @@ export function estimatePlan(
   msPerUnit: number,
   family?: (algorithm: string) => string,
   known?: (id: string) => DatasetShape | undefined,
+  options?: (algorithm: string) => ModelOptions | undefined,
 ): PlanEstimate {
   let total = 0;
   let longest = 0;
   let peak = 0;
   for (const f of fits) {
     const shape = cellShape(datasetShape(f.dataset, known), f.labels);
-    const ms = fitCost(f.algorithm, shape, family?.(f.algorithm)) * msPerUnit;
+    const ms = fitCost(f.algorithm, shape, family?.(f.algorithm), options?.(f.algorithm)) * msPerUnit;
     total += ms * (f.count ?? 1);
     longest = Math.max(longest, ms);
     peak = Math.max(peak, fitMemoryBytes(f.algorithm, shape));

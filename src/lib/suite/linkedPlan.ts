@@ -21,6 +21,18 @@ export interface LinkedPlanChoice {
 const sameList = (a: readonly unknown[], b: readonly unknown[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** Equal model options (absent and empty are equal; key order does not matter). */
+function sameModelOptions(a: RunPlanSpec['modelOptions'], b: RunPlanSpec['modelOptions']): boolean {
+  const ids = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
+  for (const id of ids) {
+    const x = a?.[id] ?? {},
+      y = b?.[id] ?? {};
+    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+    for (const k of keys) if (x[k] !== y[k]) return false;
+  }
+  return true;
+}
+
 export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
   const selection: CustomSelection = {
     datasets: [...plan.datasets],
@@ -31,19 +43,23 @@ export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
     tIndices: [...plan.tIndices],
   };
   let preset: PresetId = 'custom';
-  const modelOptions =
+  let modelOptions =
     plan.modelOptions && Object.keys(plan.modelOptions).length ? plan.modelOptions : undefined;
-  // A plan with model options deviates from every preset: it stays custom (never labelled a preset).
-  if ((PRESET_IDS as readonly string[]).includes(plan.preset) && plan.preset !== 'custom' && !modelOptions) {
-    const p = presetPlan(plan.preset as PresetId);
-    const keys = ['datasets', 'settings', 'labels', 'algorithms', 'seeds', 'tIndices'] as const;
-    // A link that names only the preset (no lists) means that preset as it stands.
-    const named = keys.every((k) => plan[k].length === 0);
-    if (named || keys.every((k) => sameList(p[k], plan[k]))) {
+  // A plan with model options other than its preset's deviates from it: it stays custom (never
+  // labelled a preset). classroom-deep's own options are part of that preset.
+  const named = (PRESET_IDS as readonly string[]).includes(plan.preset) && plan.preset !== 'custom';
+  const p = named ? presetPlan(plan.preset as PresetId) : null;
+  const keys = ['datasets', 'settings', 'labels', 'algorithms', 'seeds', 'tIndices'] as const;
+  // A link that names only the preset (no lists, no options) means that preset as it stands.
+  const onlyNamed = keys.every((k) => plan[k].length === 0);
+  if (p && ((onlyNamed && !modelOptions) || sameModelOptions(modelOptions, p.modelOptions))) {
+    if (onlyNamed || keys.every((k) => sameList(p[k], plan[k]))) {
       preset = plan.preset as PresetId;
       Object.assign(selection, Object.fromEntries(keys.map((k) => [k, [...p[k]]])));
     }
   }
+  // The preset brings its own model options; only a custom plan carries the link's.
+  if (preset !== 'custom') modelOptions = undefined;
   const notices: string[] = [];
   // Presets are rsb plans; a custom plan keeps its mode, with that mode's quirks and options.
   const mode: ProtocolMode = preset === 'custom' ? plan.mode : 'rsb';

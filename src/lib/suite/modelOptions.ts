@@ -8,6 +8,8 @@ import {
   findAlgorithm,
   formatOptionAssignment,
   parseOptionAssignment,
+  resolveModelOptions,
+  type ModelOptions,
   type OptionValue,
 } from '../models/catalogue.ts';
 import { ParamError } from '../models/params.ts';
@@ -55,4 +57,21 @@ export function formatModelOptions(modelOptions: RunPlanSpec['modelOptions']): s
       out.push(formatOptionAssignment(algorithm, option, value));
   }
   return out;
+}
+
+/**
+ * The resolved model options of each algorithm of a plan (defaults of its mode, then the plan's
+ * values), for the cost model; an unknown algorithm or a bad value gives no options (the run
+ * itself reports those).
+ */
+export function planOptionsOf(plan: Pick<RunPlanSpec, 'mode' | 'options' | 'modelOptions'>) {
+  return (algorithm: string): ModelOptions | undefined => {
+    const spec = findAlgorithm(algorithm);
+    if (!spec) return undefined;
+    try {
+      return resolveModelOptions(spec, plan.mode, plan.modelOptions?.[algorithm], plan.options);
+    } catch {
+      return undefined;
+    }
+  };
 }

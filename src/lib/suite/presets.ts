@@ -5,6 +5,11 @@
  *   tabular-statistical  the full `rsb` statistical grid of the paper (PROTOCOL.md §9) with the paper's
  *                        provenance options (§3.5: iris's t0 stream `shared`, the model-stream offsets);
  *                        the CLI calls it `paper` too (`rac-bench run --preset paper`).
+ *   classroom-deep       the deep family in a browser tab: iris + wine, distribution, 5 labels,
+ *                        seed 0, every t; the FT-Transformer baseline and three methods on the
+ *                        tiny network with a short, faster-learning loop (model options below).
+ *   tabular-deep         the full `rsb` deep grid of §9: iris, wine, letter, covertype; 8 algorithms;
+ *                        5 seeds; 5 160 fits × 1 000 steps (a GPU's or a cluster's work: --shard).
  *   custom               whatever the planner selects.
  */
 import { DATASET_IDS } from '../data/registry.ts';
@@ -19,7 +24,13 @@ import {
   type RunPlanSpec,
 } from './plan.ts';
 
-export const PRESET_IDS = ['classroom', 'tabular-statistical', 'custom'] as const;
+export const PRESET_IDS = [
+  'classroom',
+  'tabular-statistical',
+  'classroom-deep',
+  'tabular-deep',
+  'custom',
+] as const;
 export type PresetId = (typeof PRESET_IDS)[number];
 
 /** Other names a preset answers to (the CLI's `--preset paper`). */
@@ -47,6 +58,8 @@ export const PAPER_T0_STREAMS: Readonly<Record<string, 'per-class' | 'shared'>> 
 export const PRESET_TITLES: Record<PresetId, string> = {
   classroom: 'Classroom (iris + wine, fast algorithms, 3 seeds)',
   'tabular-statistical': 'Tabular statistical (the paper grid: iris, wine, letter; 7 algorithms; 5 seeds)',
+  'classroom-deep': 'Classroom deep (iris + wine, tiny FT-Transformer, 4 algorithms, 1 seed)',
+  'tabular-deep': 'Tabular deep (the paper grid: 4 datasets; 8 algorithms; 5 seeds; a GPU or --shard)',
   custom: 'Custom',
 };
 
@@ -54,6 +67,22 @@ const ALL_T = [0, 1, 2, 3, 4, 5];
 /** Membership and order come from the catalogue (each entry's `presets`). */
 export const CLASSROOM_ALGORITHMS = presetAlgorithms('classroom');
 export const STATISTICAL_ALGORITHMS = presetAlgorithms('tabular-statistical');
+export const CLASSROOM_DEEP_ALGORITHMS = presetAlgorithms('classroom-deep');
+export const DEEP_ALGORITHMS = presetAlgorithms('tabular-deep');
+
+/**
+ * The classroom's deep loop: the tiny network, 16 labeled rows a step, and a faster learning rate
+ * and EMA so that 60 steps move the shadow that predicts (at §7.2's lr 1e-4 and decay 0.999 the
+ * shadow would still be 90 % the initial weights). Measured to fit in a browser tab on a 2-core
+ * CPU (docs/ARCHITECTURE.md "Deep family"). Recorded in every result's options.
+ */
+export const CLASSROOM_DEEP_OPTIONS: Readonly<Record<string, string | number | boolean>> = Object.freeze({
+  size: 'tiny',
+  steps: 60,
+  batchL: 16,
+  lr: 1e-3,
+  emaDecay: 0.98,
+});
 
 function rsbPlan(
   preset: string,
@@ -104,6 +133,37 @@ export function tabularStatisticalPlan(): RunPlanSpec {
   };
 }
 
+export function classroomDeepPlan(): RunPlanSpec {
+  const algorithms = presetAlgorithms('classroom-deep');
+  return {
+    ...rsbPlan('classroom-deep', {
+      datasets: ['iris', 'wine'],
+      settings: ['distribution'],
+      labels: [5],
+      algorithms,
+      seeds: [0],
+      tIndices: [...ALL_T],
+    }),
+    modelOptions: Object.fromEntries(algorithms.map((a) => [a, { ...CLASSROOM_DEEP_OPTIONS }])),
+  };
+}
+
+/** The paper's deep grid (§9) with the same split provenance as the statistical one. */
+export function tabularDeepPlan(): RunPlanSpec {
+  const plan = rsbPlan('tabular-deep', {
+    datasets: ['iris', 'wine', 'letter', 'covertype'],
+    settings: [...SETTINGS],
+    labels: [5, 10],
+    algorithms: presetAlgorithms('tabular-deep'),
+    seeds: [0, 1, 2, 3, 4],
+    tIndices: [...ALL_T],
+  });
+  return {
+    ...plan,
+    options: { ...plan.options, modelStreamOffset: 'paper', t0StreamByDataset: { ...PAPER_T0_STREAMS } },
+  };
+}
+
 /** The planner's checkboxes. Empty lists are allowed here and rejected by `validatePlan`. */
 export type CustomSelection = Pick<
   RunPlanSpec,
@@ -144,6 +204,10 @@ export function presetPlan(id: PresetId, custom?: CustomSelection): RunPlanSpec 
       return classroomPlan();
     case 'tabular-statistical':
       return tabularStatisticalPlan();
+    case 'classroom-deep':
+      return classroomDeepPlan();
+    case 'tabular-deep':
+      return tabularDeepPlan();
     case 'custom':
       if (!custom) throw new Error("presetPlan: the 'custom' preset needs a selection; got none.");
       return customPlan(custom);

@@ -31,7 +31,8 @@ export interface CellEnv {
 }
 
 /** What runCell needs of a catalogue entry. */
-export type AlgorithmEntry = Pick<AlgorithmSpec, 'id' | 'family' | 'options' | 'recordExtras' | 'create'>;
+export type AlgorithmEntry = Pick<AlgorithmSpec, 'id' | 'family' | 'options' | 'recordExtras' | 'create'> &
+  Partial<Pick<AlgorithmSpec, 'suite'>>;
 
 export interface RunCellContext {
   /** Milliseconds from any monotonic origin (performance.now in a worker). */
@@ -75,11 +76,16 @@ export function defaultQuirks(mode: ProtocolMode): 'rsb' | 'fixed' {
   return mode === 'rsb' ? 'rsb' : 'fixed';
 }
 
-/** The options a plan is measured against: its named preset's (e.g. paper's provenance), else the mode's defaults. */
-function referenceOptions(plan: RunPlanSpec): RunPlanSpec['options'] {
+/** The plan a plan is measured against: its named preset (e.g. paper's provenance), else null. */
+function referencePlan(plan: RunPlanSpec): RunPlanSpec | null {
   const named = plan.preset !== 'custom' && (PRESET_IDS as readonly string[]).includes(plan.preset);
   const ref = named ? presetPlan(plan.preset as PresetId) : null;
-  return ref && ref.mode === plan.mode ? ref.options : defaultPlanOptions(plan.mode);
+  return ref && ref.mode === plan.mode ? ref : null;
+}
+
+/** The options a plan is measured against: its named preset's, else the mode's defaults. */
+function referenceOptions(plan: RunPlanSpec): RunPlanSpec['options'] {
+  return referencePlan(plan)?.options ?? defaultPlanOptions(plan.mode);
 }
 
 /**
@@ -101,7 +107,9 @@ export function planOverrides(
   >;
   for (const [k, v] of Object.entries(cellOptions(plan, dataset)))
     if (reference[k] !== v) out[`options.${k}`] = v as OptionValue;
-  return { ...out, ...optionOverrides(algorithm as AlgorithmSpec, plan.mode, resolved) };
+  // A preset's own model options (classroom-deep's tiny loop) are its reference, not overrides.
+  const presetModel = referencePlan(plan)?.modelOptions?.[algorithm.id];
+  return { ...out, ...optionOverrides(algorithm as AlgorithmSpec, plan.mode, resolved, presetModel) };
 }
 
 function protocolRecord(plan: RunPlanSpec, dataset: string, overrides: Record<string, OptionValue>) {
@@ -117,9 +125,13 @@ function protocolRecord(plan: RunPlanSpec, dataset: string, overrides: Record<st
   };
 }
 
-/** PROTOCOL.md §7.2: deep networks start from `init_seed` 0 in `rsb` (shared), the run seed in `readme`. */
+/**
+ * PROTOCOL.md §7.2: deep networks start from `init_seed` 0 in `rsb` (shared), the run seed in
+ * `readme`. The deep suite's baseline (FT-Transformer) is one of them.
+ */
 function initSeedOf(algorithm: AlgorithmEntry, plan: RunPlanSpec, seed: number): number {
-  return algorithm.family === 'deep' && plan.mode === 'rsb' ? 0 : seed;
+  const deep = algorithm.family === 'deep' || algorithm.suite === 'deep';
+  return deep && plan.mode === 'rsb' ? 0 : seed;
 }
 
 export async function runCell(

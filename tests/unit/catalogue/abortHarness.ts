@@ -19,6 +19,13 @@ export const LONG_FIT_OPTIONS: Readonly<Record<string, ModelOptions>> = {
   // Not more rounds: each pass predicts L and U with every tree, between two ticks.
   tritraining: { nEstimators: 1_500 },
   assemble: { T: 10_000 },
+  // Deep entries: the tiny network and a small batch, so one step (the span between two ticks) is
+  // a few ms of WASM work; a million steps outlast the signal.
+  ...Object.fromEntries(
+    ['ftt', 'pseudolabel', 'pimodel', 'meanteacher', 'ict', 'uda', 'fixmatch', 'flexmatch', 'softmatch'].map(
+      (id) => [id, { size: 'tiny', steps: 1_000_000, batchL: 8 }],
+    ),
+  ),
 };
 
 function blobs(n: number, k: number, d: number, seed: number): { X: Matrix; y: Int32Array } {
@@ -63,6 +70,12 @@ const HARD_DATA: Record<string, { l: ReturnType<typeof noisy>; u: ReturnType<typ
  */
 export async function prepareLongFit(id: string): Promise<(signal: AbortSignal) => Promise<'finished'>> {
   const spec = getAlgorithm(id);
+  if (spec.suite === 'deep') {
+    // The deep family runs on tfjs WASM (as in the browser's workers and the CLI).
+    const tf = await import('@tensorflow/tfjs');
+    await import('@tensorflow/tfjs-backend-wasm');
+    await tf.setBackend('wasm');
+  }
   const options = { ...defaultModelOptions(spec, 'rsb'), ...(LONG_FIT_OPTIONS[id] ?? {}) };
   const model = await spec.create({ mode: 'rsb', options });
   const { l, u } = HARD_DATA[id] ?? { l: L, u: U };

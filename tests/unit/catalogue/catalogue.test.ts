@@ -19,6 +19,8 @@ import { TSVM } from '../../../src/lib/models/statistical/tsvm.ts';
 import { TriTraining } from '../../../src/lib/models/statistical/triTraining.ts';
 import { Assemble } from '../../../src/lib/models/statistical/assemble.ts';
 import type { Estimator } from '../../../src/lib/models/estimator.ts';
+import { createDeepEstimator } from '../../../src/lib/models/deep/deepEstimator.ts';
+import { DEEP_METHOD_IDS } from '../../../src/lib/models/deep/methods/index.ts';
 
 const LIGHT = '#ffffff';
 const DARK = '#171b23';
@@ -116,5 +118,43 @@ describe('catalogue', () => {
     const groups = algorithmGroups();
     expect(Object.keys(groups).sort()).toEqual(['baselines', 'deep', 'fast', 'statistical']);
     expect(groups.fast).toEqual(['xgb', 'ssgmm', 'lp', 'ls']);
+  });
+
+  it('has the nine deep entries: the deep group, ftt the suite baseline, the two deep presets', () => {
+    const groups = algorithmGroups();
+    expect(groups.deep).toEqual([...DEEP_METHOD_IDS]);
+    expect(groups.baselines).toEqual(['xgb', 'ftt']);
+    expect(getAlgorithm('ftt')).toMatchObject({ family: 'baseline', suite: 'deep' });
+    for (const id of DEEP_METHOD_IDS.slice(1)) expect(getAlgorithm(id).family).toBe('deep');
+    expect(presetAlgorithms('classroom-deep')).toEqual(['ftt', 'pseudolabel', 'meanteacher', 'fixmatch']);
+    expect(presetAlgorithms('tabular-deep')).not.toContain('meanteacher');
+    expect(presetAlgorithms('tabular-deep')).toHaveLength(8);
+  });
+
+  it('deep defaults build the estimator createDeepEstimator builds (rsb size; 1 000 / 10 000 steps)', async () => {
+    for (const id of DEEP_METHOD_IDS) {
+      for (const mode of ['rsb', 'readme'] as const) {
+        const a = getAlgorithm(id);
+        const m = await a.create({ mode, options: resolveModelOptions(a, mode, undefined, {}) });
+        expect(JSON.stringify(m.hyper), `${id} ${mode}`).toBe(
+          JSON.stringify(createDeepEstimator(id, { mode }).hyper),
+        );
+        expect(m.hyper).toMatchObject({ size: 'rsb', steps: mode === 'rsb' ? 1000 : 10_000 });
+      }
+    }
+    const tiny = await getAlgorithm('fixmatch').create({
+      mode: 'rsb',
+      options: resolveModelOptions(getAlgorithm('fixmatch'), 'rsb', { size: 'tiny', steps: 50, lr: 1e-3 }),
+    });
+    expect(tiny.hyper).toMatchObject({ size: 'tiny', blocks: 2, steps: 50, lr: 1e-3, mu: 7 });
+  });
+
+  it('deep costs follow the options: linear in steps, the tiny network far cheaper, FixMatch > FT-T', () => {
+    const iris = { labeled: 15, unlabeled: 60, test: 75, graph: 75, d: 4, k: 3, steps: 0 };
+    const fm = getAlgorithm('fixmatch');
+    const rsb = fm.cost(iris, { size: 'rsb', steps: 1000 });
+    expect(fm.cost(iris, { size: 'rsb', steps: 2000 }) / rsb).toBeCloseTo(2, 1);
+    expect(rsb / fm.cost(iris, { size: 'tiny', steps: 1000 })).toBeGreaterThan(20);
+    expect(rsb / getAlgorithm('ftt').cost(iris, { size: 'rsb', steps: 1000 })).toBeGreaterThan(5);
   });
 });

@@ -16,6 +16,7 @@ import { SSGMM } from '../../../src/lib/models/statistical/ssgmm.ts';
 import { TSVM } from '../../../src/lib/models/statistical/tsvm.ts';
 import { TriTraining } from '../../../src/lib/models/statistical/triTraining.ts';
 import { Assemble } from '../../../src/lib/models/statistical/assemble.ts';
+import { createDeepEstimator } from '../../../src/lib/models/deep/deepEstimator.ts';
 
 function blobs(n: number, k: number, seed: number): { X: Matrix; y: Int32Array } {
   const r = new MT19937(seed);
@@ -32,8 +33,17 @@ function blobs(n: number, k: number, seed: number): { X: Matrix; y: Int32Array }
 const L = blobs(12, 3, 1);
 const U = blobs(30, 3, 2);
 const ctx = () => ({ rng: new MT19937(0) });
-const create = (id: string) =>
-  getAlgorithm(id).create({ mode: 'rsb', options: defaultModelOptions(getAlgorithm(id), 'rsb') });
+/** Deep entries train the tiny network for a few steps here (the rsb size takes seconds a step). */
+const QUICK: Record<string, Record<string, string | number>> = {
+  deep: { size: 'tiny', steps: 3, batchL: 8 },
+};
+const create = (id: string) => {
+  const spec = getAlgorithm(id);
+  return spec.create({
+    mode: 'rsb',
+    options: { ...defaultModelOptions(spec, 'rsb'), ...(QUICK[spec.suite] ?? {}) },
+  });
+};
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -85,6 +95,51 @@ describe('hyperparameters out of range', () => {
       /'maxIter' parameter of TriTraining must be an integer/,
     ],
     ['assemble', () => new Assemble({ beta: 2 }), /'beta' parameter of Assemble must be/],
+    [
+      'ftt',
+      () => createDeepEstimator('ftt', { steps: 0 }),
+      /'steps' parameter of FTTransformer must be an integer/,
+    ],
+    [
+      'pseudolabel',
+      () => createDeepEstimator('pseudolabel', { methodParams: { threshold: NaN } }),
+      /'threshold' parameter of PseudoLabel must be a finite number/,
+    ],
+    [
+      'pimodel',
+      () => createDeepEstimator('pimodel', { lr: 0 }),
+      /'lr' parameter of PiModel must be a number in the range \(0, 1\]/,
+    ],
+    [
+      'meanteacher',
+      () => createDeepEstimator('meanteacher', { emaDecay: 1 }),
+      /'emaDecay' parameter of MeanTeacher must be/,
+    ],
+    [
+      'ict',
+      () => createDeepEstimator('ict', { batchL: 1.5 }),
+      /'batchL' parameter of ICT must be an integer/,
+    ],
+    [
+      'uda',
+      () => createDeepEstimator('uda', { size: 'huge' as 'tiny' }),
+      /'size' parameter of UDA must be one of/,
+    ],
+    [
+      'fixmatch',
+      () => createDeepEstimator('fixmatch', { methodParams: { tau: 0.9 } }),
+      /'tau' is not a parameter of FixMatch's loss/,
+    ],
+    [
+      'flexmatch',
+      () => createDeepEstimator('flexmatch', { size: { blocks: 0, dToken: 8, heads: 2, ffnHidden: 8 } }),
+      /'blocks' parameter of FlexMatch.size must be/,
+    ],
+    [
+      'softmatch',
+      () => createDeepEstimator('softmatch', { quirks: 'none' as 'rsb' }),
+      /'quirks' parameter of SoftMatch must be one of/,
+    ],
   ];
   it.each(cases)('%s', async (_id, make, message) => {
     const m = make() as unknown as {

@@ -33,8 +33,13 @@ beforeAll(async () => {
 });
 
 describe.each(CATALOGUE.map((a) => a.id))('%s on the BaseEstimator shell', (id) => {
+  // Deep entries: the tiny network for a few steps (the rsb size takes seconds a step).
+  const quick = getAlgorithm(id).suite === 'deep' ? { size: 'tiny', steps: 3, batchL: 8 } : {};
   const create = () =>
-    getAlgorithm(id).create({ mode: 'rsb', options: defaultModelOptions(getAlgorithm(id), 'rsb') });
+    getAlgorithm(id).create({
+      mode: 'rsb',
+      options: { ...defaultModelOptions(getAlgorithm(id), 'rsb'), ...quick },
+    });
 
   it('freezes its params, refuses a concurrent fit, checks shapes and the fitted state', async () => {
     const m = await create();

@@ -114,7 +114,7 @@ describe('options under spec 1.1.0', () => {
       algorithms: ['lp'],
     });
     expect(() => planFromFlags({ preset: 'papers' })).toThrow(
-      'Unknown preset "papers". Known presets: classroom, tabular-statistical, custom, paper (= tabular-statistical).',
+      'Unknown preset "papers". Known presets: classroom, tabular-statistical, classroom-deep, tabular-deep, custom, paper (= tabular-statistical).',
     );
     expect(() => planFromFlags({ preset: 'paper', protocol: 'readme' })).toThrow(
       /--preset paper runs protocol "rsb"/,

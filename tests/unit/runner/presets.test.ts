@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isBaselineAlgorithm, algorithmIds } from '../../../src/lib/models/catalogue.ts';
+import { algorithmGroups, isBaselineAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import { expandPlan } from '../../../src/lib/suite/plan.ts';
 import {
+  classroomDeepPlan,
   classroomPlan,
   customPlan,
   planSize,
   presetPlan,
+  tabularDeepPlan,
   tabularStatisticalPlan,
   validatePlan,
 } from '../../../src/lib/suite/presets.ts';
@@ -26,12 +28,41 @@ describe('presets', () => {
   it('tabular-statistical is the paper statistical grid (PROTOCOL.md §9: 3 780 cells, 3 330 fits)', () => {
     const plan = tabularStatisticalPlan();
     expect(planSize(plan, isBaselineAlgorithm)).toEqual({ cells: 3780, fits: 3330 });
-    expect([...plan.algorithms].sort()).toEqual(algorithmIds().sort());
+    expect([...plan.algorithms].sort()).toEqual(algorithmGroups().statistical.sort());
     expect(plan.seeds).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('tabular-deep is the paper deep grid (PROTOCOL.md §9: 5 760 cells, 5 160 fits × 1 000 steps)', () => {
+    const plan = tabularDeepPlan();
+    expect(planSize(plan, isBaselineAlgorithm)).toEqual({ cells: 5760, fits: 5160 });
+    // §9's eight: MeanTeacher is an extra outside the paper grid (§7.4).
+    expect(plan.algorithms).toEqual([
+      'ftt',
+      'pseudolabel',
+      'pimodel',
+      'ict',
+      'uda',
+      'fixmatch',
+      'flexmatch',
+      'softmatch',
+    ]);
+    expect(plan.datasets).toEqual(['iris', 'wine', 'letter', 'covertype']);
+    expect(plan.modelOptions).toBeUndefined(); // rsb size, 1 000 steps: the catalogue's defaults
+    expect([plan.mode, plan.quirks, plan.options.modelStreamOffset]).toEqual(['rsb', 'rsb', 'paper']);
+    expect(plan.options.t0StreamByDataset).toEqual({ iris: 'shared' });
+  });
+
+  it('classroom-deep: iris + wine, distribution, labels 5, seed 0, all six t, the tiny loop', () => {
+    const plan = classroomDeepPlan();
+    expect(plan.algorithms).toEqual(['ftt', 'pseudolabel', 'meanteacher', 'fixmatch']);
+    expect(plan.tIndices).toEqual([0, 1, 2, 3, 4, 5]);
+    // ftt fits at t = 0 only: 2 datasets × (1 + 3 methods × 6 t) = 38 fits.
+    expect(planSize(plan, isBaselineAlgorithm)).toEqual({ cells: 2 * 4 * 6, fits: 2 * (1 + 3 * 6) });
+    for (const a of plan.algorithms) expect(plan.modelOptions?.[a]).toMatchObject({ size: 'tiny' });
+  });
+
   it('presets are plain JSON and valid run plans; keys are unique', () => {
-    for (const plan of [classroomPlan(), tabularStatisticalPlan()]) {
+    for (const plan of [classroomPlan(), tabularStatisticalPlan(), classroomDeepPlan(), tabularDeepPlan()]) {
       expect(JSON.parse(JSON.stringify(plan))).toEqual(plan);
       expect(v.safeParse(RunPlanSchema, plan).success).toBe(true);
       const keys = expandPlan(plan, isBaselineAlgorithm).map((c) => c.key);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planChoiceFromLink } from '../../../src/lib/suite/linkedPlan.ts';
-import { classroomPlan, customPlan } from '../../../src/lib/suite/presets.ts';
+import { classroomDeepPlan, classroomPlan, customPlan } from '../../../src/lib/suite/presets.ts';
 
 describe('a plan from a link', () => {
   it('recognises an unchanged preset', () => {
@@ -46,5 +46,26 @@ describe('a plan from a link', () => {
     const c = planChoiceFromLink(plan);
     expect(c.notices[0]).toMatch(/quirks "fixed".*the runner uses mode "rsb" with quirks "rsb"/);
     expect(c.notices[1]).toMatch(/t0Stream differ/);
+  });
+  it('keeps classroom-deep a preset with its own model options, and custom with other ones', () => {
+    const plan = classroomDeepPlan();
+    const same = planChoiceFromLink(JSON.parse(JSON.stringify(plan)));
+    expect(same.preset).toBe('classroom-deep');
+    expect(same.modelOptions).toBeUndefined(); // the preset brings them
+    const onlyNamed = planChoiceFromLink({
+      ...plan,
+      modelOptions: undefined,
+      datasets: [],
+      settings: [],
+      labels: [],
+      algorithms: [],
+      seeds: [],
+      tIndices: [],
+    });
+    expect(onlyNamed.preset).toBe('classroom-deep');
+    const edited = { ...plan, modelOptions: { ...plan.modelOptions, fixmatch: { size: 'tiny', steps: 5 } } };
+    const c = planChoiceFromLink(edited);
+    expect(c.preset).toBe('custom');
+    expect(c.modelOptions?.fixmatch).toEqual({ size: 'tiny', steps: 5 });
   });
 });

@@ -16,6 +16,10 @@ export interface DeepOptions {
   steps?: number;
   /** Labeled batch (64). */
   batchL?: number;
+  /** Base learning rate (rsb: Adam 1e-4; readme: SGD 5e-4 before the cosine). */
+  lr?: number;
+  /** EMA decay of the shadow used for prediction (0.999). */
+  emaDecay?: number;
   /** Network init seed (rsb: 0 for every run; readme: the run seed). */
   initSeed?: number;
   /** Read loss scalars back every N steps (progress events). */
@@ -49,10 +53,10 @@ export function trainerConfig(features: number, classes: number, o: DeepOptions 
     steps: o.steps ?? (readme ? 10_000 : 1_000),
     batchL: o.batchL ?? 64,
     optimizer: readme ? 'sgd' : 'adam',
-    lr: readme ? 5e-4 : 1e-4,
+    lr: o.lr ?? (readme ? 5e-4 : 1e-4),
     cosineFraction: 7 / 16,
     weightDecay: 1e-5,
-    emaDecay: 0.999,
+    emaDecay: o.emaDecay ?? 0.999,
     noiseWeak: 0.1,
     noiseStrong: 0.2,
     dropoutAttention: o.dropoutAttention ?? 0.2,

@@ -46,6 +46,8 @@ const CONSTRAINTS: ConstraintTable = {
   quirks: oneOf('rsb', 'fixed'),
   steps: integerIn(1, 100_000_000),
   batchL: integerIn(1, 1_000_000),
+  lr: interval(0, 1, 'right'),
+  emaDecay: interval(0, 1, 'left'),
   initSeed: integerIn(0, 2 ** 32 - 1),
   progressEvery: integerIn(1),
   checkpointEvery: integerIn(0),

@@ -14,22 +14,9 @@ import * as tf from '@tensorflow/tfjs';
 import { MT19937 } from '../../protocol/rng.ts';
 import { dropoutMask } from './dropout.ts';
 
-export interface FTSize {
-  /** Number of transformer blocks (rsb: 8). */
-  blocks: number;
-  /** Token width (rsb: 192). */
-  dToken: number;
-  /** Attention heads (rsb: 8; dToken must be a multiple). */
-  heads: number;
-  /** ReGLU hidden width after gating (rsb: 256; the first FFN linear outputs twice this). */
-  ffnHidden: number;
-}
+import type { FTSize } from './sizes.ts';
 
-export type FTSizeName = 'rsb' | 'tiny';
-export const FT_SIZES: Readonly<Record<FTSizeName, Readonly<FTSize>>> = Object.freeze({
-  rsb: Object.freeze({ blocks: 8, dToken: 192, heads: 8, ffnHidden: 256 }),
-  tiny: Object.freeze({ blocks: 2, dToken: 32, heads: 4, ffnHidden: 64 }),
-});
+export { FT_SIZES, type FTSize, type FTSizeName } from './sizes.ts';
 
 export interface FTShape extends FTSize {
   /** Input features d (tokens n = d + 1). */
