@@ -34,7 +34,8 @@ beforeAll(async () => {
 
 describe.each(CATALOGUE.map((a) => a.id))('%s on the BaseEstimator shell', (id) => {
   // Deep entries: the tiny network for a few steps (the rsb size takes seconds a step).
-  const quick = getAlgorithm(id).suite === 'deep' ? { size: 'tiny', steps: 3, batchL: 8 } : {};
+  const quick: Record<string, string | number> =
+    getAlgorithm(id).suite === 'deep' ? { size: 'tiny', steps: 3, batchL: 8 } : {};
   const create = () =>
     getAlgorithm(id).create({
       mode: 'rsb',
