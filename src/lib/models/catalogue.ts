@@ -9,6 +9,7 @@
  */
 import type { ProtocolMode } from '../types.ts';
 import { deepFitSeconds } from './deep/cost.ts';
+import type { DeepMethodId } from './deep/methods/types.ts';
 import type { Estimator, FitInfo } from './estimator.ts';
 import { integerIn, interval, oneOf, ParamError, validateParams, type Constraint } from './params.ts';
 
@@ -298,8 +299,7 @@ const STATISTICAL: AlgorithmSpec[] = [
 // ---------------------------------------------------------------------------------------------
 // Deep family (PROTOCOL.md §7.2–7.6): one FT-Transformer trainer (deep/trainer.ts), one method each.
 
-type DeepId =
-  'ftt' | 'pseudolabel' | 'pimodel' | 'meanteacher' | 'ict' | 'uda' | 'fixmatch' | 'flexmatch' | 'softmatch';
+type DeepId = DeepMethodId;
 
 /** The options every deep entry takes (the loop's knobs a user tunes; §7.2 values by default). */
 const DEEP_OPTIONS: Readonly<Record<string, OptionSpec>> = {
@@ -357,11 +357,8 @@ function deepEntry(
     fast: false,
     color,
     options: DEEP_OPTIONS,
-    // size, steps, batch, lr and EMA are in `options` and `hyper`; the backend is in `env`.
-    recordExtras: (info): Record<string, string> =>
-      info.resumedFrom !== null && info.resumedFrom !== undefined
-        ? { resumed_from_step: String(info.resumedFrom) }
-        : {},
+    // No extras: size, steps, batch, lr and EMA are in the record's `options` (resolved) and `hyper`
+    // (the whole loop), the backend and precision in `env`, quirks in `protocol`, `init_seed` beside.
     cost: deepCost(id),
     async create({ mode, options }) {
       const { createDeepEstimator } = await import('./deep/deepEstimator.ts');
