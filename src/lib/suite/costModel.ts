@@ -1,16 +1,15 @@
 /**
- * The cost model: how long one fit takes, before it runs. Each algorithm has a formula in the
- * cell's shape (labeled, unlabeled and test rows, classes, features, steps) that counts abstract
- * work units (about one multiply-add each); a short micro-benchmark on the device turns units into
- * milliseconds. Used for the pre-start estimate, longest-first ordering, the cost-weighted ETA
- * and the watchdog's expected cell time. Pure: the benchmark takes its clock as an argument.
- *
- * The per-algorithm constants were fitted on `rac-bench run --dataset iris,wine` fit times
- * (timing.fit_ms), so units are comparable across algorithms; the ETA corrects any remaining
- * scale error with the rate observed during the run (scheduler.ts).
+ * The cost model: how long one fit takes, before it runs. The formulas are the catalogue's
+ * (`AlgorithmSpec.cost`, models/cost.ts: seconds on the reference machine from the cell's shape);
+ * here they become abstract work units (about one multiply-add each) and a short micro-benchmark on
+ * the device turns units into milliseconds. Used for the pre-start estimate, longest-first ordering,
+ * the cost-weighted ETA and the watchdog's expected cell time. Pure: the benchmark takes its clock as
+ * an argument. The ETA corrects any remaining scale error with the rate observed during the run
+ * (scheduler.ts).
  */
 import { DATASETS, isBuiltinDatasetId } from '../data/registry.ts';
 import { findAlgorithm, type ModelOptions } from '../models/catalogue.ts';
+import { COST_UNITS, SECONDS_PER_UNIT, type CellShape as CatalogueShape } from '../models/cost.ts';
 
 /** What a fit's cost depends on. */
 export interface CellShape {
@@ -28,28 +27,10 @@ export interface CellShape {
   steps: number;
 }
 
-export type CostFormula = (s: CellShape) => number;
-
-const log2 = (x: number) => Math.log2(Math.max(2, x));
-
-/**
- * Work units per algorithm. Graph methods are quadratic in the graph's nodes (dense RBF kernel,
- * then propagation iterations); boosting is linear in rows per round; SSGMM is EM with d×d
- * covariances; TSVM is SMO on the kernel matrix, once per class (one-vs-rest).
- */
-export const COST_FORMULAS: Readonly<Record<string, CostFormula>> = {
-  xgb: ({ l, e, k, d }) => 100 * k * (l * d * log2(l) + e * 6),
-  lp: ({ l, u, e, k, d }) => (l + u) ** 2 * (d + 30 * k) + e * (l + u) * d,
-  ls: ({ l, u, e, k, d }) => (l + u) ** 2 * (d + 30 * k) + e * (l + u) * d,
-  ssgmm: ({ l, u, e, k, d }) => 100 * (l + u + e) * k * (d * d + d),
-  tsvm: ({ l, u, e, k, d }) => k * ((l + u) ** 2 * d * 300 + e * (l + u) * d),
-  tritraining: ({ l, u, e, k, d }) => 3 * 10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
-  assemble: ({ l, u, e, k, d }) => 10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
-  knn: ({ l, e, d }) => l * e * d,
-  /** Deep methods: steps × batch (64) × a small MLP's multiply-adds, forward and backward. */
-  deep: ({ k, d, steps, e }) =>
-    (steps || 1000) * 64 * 3 * (d * 128 + 128 * 128 + 128 * k) + e * (d * 128 + 128 * k),
-};
+/** The catalogue's shape of a cell (its graph is L ∪ U). */
+export function catalogueShape({ l, u, e, k, d, steps }: CellShape): CatalogueShape {
+  return { labeled: l, unlabeled: u, test: e, graph: l + u, d, k, steps };
+}
 
 const FIT_OVERHEAD_UNITS = 2e6;
 
@@ -84,22 +65,10 @@ export function cellShape(ds: DatasetShape, labels: number, steps = 0): CellShap
 }
 
 /**
- * Work units of a deep-suite fit: the catalogue entry's seconds at the reference rate (its size,
- * steps and batch from `options`; models/deep/cost.ts), in this module's units.
- */
-function deepUnits(algorithm: string, s: CellShape, options: ModelOptions | undefined): number | null {
-  const spec = findAlgorithm(algorithm);
-  if (spec?.suite !== 'deep') return null;
-  const seconds = spec.cost(
-    { labeled: s.l, unlabeled: s.u, test: s.e, graph: s.l + s.u, d: s.d, k: s.k, steps: s.steps },
-    options,
-  );
-  return (seconds * 1000) / REFERENCE_MS_PER_UNIT;
-}
-
-/**
- * Work units of one fit; an algorithm without a formula costs like label propagation. `options`:
- * the algorithm's resolved model options (the deep family's cost depends on them).
+ * Work units of one fit: the catalogue entry's cost (seconds at the reference; `options`, the
+ * entry's resolved model options, where the cost depends on them, as for the deep family's size
+ * and steps) in units. An algorithm the catalogue does not know (an imported run) costs like label
+ * propagation, or like the deep formula when its family says deep.
  */
 export function fitCost(
   algorithm: string,
@@ -107,19 +76,23 @@ export function fitCost(
   family?: string,
   options?: ModelOptions,
 ): number {
-  const deep = deepUnits(algorithm, shape, options);
-  if (deep !== null && Number.isFinite(deep) && deep > 0) return deep + FIT_OVERHEAD_UNITS;
-  const f = COST_FORMULAS[algorithm] ?? (family === 'deep' ? COST_FORMULAS.deep : COST_FORMULAS.lp);
+  const spec = findAlgorithm(algorithm);
+  const s = catalogueShape(shape);
+  const work = spec
+    ? spec.cost(s, options) / SECONDS_PER_UNIT
+    : family === 'deep'
+      ? COST_UNITS.deep(s)
+      : COST_UNITS.graph(s);
   // Plus a fixed cost per fit (model set-up, tensors, scoring): about 5 ms at the reference.
-  const units = f(shape) + FIT_OVERHEAD_UNITS;
+  const units = work + FIT_OVERHEAD_UNITS;
   return Number.isFinite(units) && units > 0 ? units : FIT_OVERHEAD_UNITS;
 }
 
 /**
- * Milliseconds per work unit on the machine where COST_FORMULAS were fitted (a 2-core x86 VM,
- * tfjs wasm). A device's calibration rescales it by the ratio of micro-benchmark times.
+ * Milliseconds per work unit on the machine where the catalogue's formulas were fitted (a 2-core
+ * x86 VM, tfjs wasm). A device's calibration rescales it by the ratio of micro-benchmark times.
  */
-export const REFERENCE_MS_PER_UNIT = 2.5e-6;
+export const REFERENCE_MS_PER_UNIT = SECONDS_PER_UNIT * 1000;
 /** The micro-benchmark's time on that reference machine (ms for BENCH_UNITS). */
 export const REFERENCE_BENCH_MS = 3.5;
 /** Multiply-adds of the micro-benchmark (a 160×160 pairwise distance over 16 features, twice). */
