@@ -8,6 +8,7 @@
  * module itself imports no estimator code (and nothing from suite/), so the page can read it freely.
  */
 import type { ProtocolMode } from '../types.ts';
+import { COST_UNITS, seconds, type CellShape } from './cost.ts';
 import { deepFitSeconds } from './deep/cost.ts';
 import type { DeepMethodId } from './deep/methods/types.ts';
 import type { Estimator, FitInfo } from './estimator.ts';
@@ -29,17 +30,7 @@ export interface OptionSpec {
   protocolOption?: string;
 }
 
-/** The shape of one cell, for cost estimates. `graph` = rows in a graph/kernel (L ∪ U). */
-export interface CellShape {
-  labeled: number;
-  unlabeled: number;
-  test: number;
-  graph: number;
-  d: number;
-  k: number;
-  /** Optimiser steps (deep family); 0 for the rest. */
-  steps: number;
-}
+export type { CellShape } from './cost.ts';
 
 export interface CreateContext {
   mode: ProtocolMode;
@@ -67,19 +58,17 @@ export interface AlgorithmSpec {
   /** Extra fields of the record's `algorithm` section, taken from the fit's info(). */
   recordExtras?: (info: FitInfo) => Record<string, string | boolean>;
   /**
-   * Relative cost of one fit + predict, in seconds on a mid-range laptop (rough; for ETA and
-   * ordering). `options`: the entry's resolved model options, where the cost depends on them
-   * (the deep family's size, steps and batch).
+   * Seconds of one fit + predict on the reference machine (a 2-core x86 VM, tfjs wasm: models/cost.ts;
+   * the deep family: models/deep/cost.ts). `options`: the entry's resolved model options, where the
+   * cost depends on them (the deep family's size, steps and batch). suite/costModel.ts turns it into
+   * work units and the device's calibration into the ETA, the pre-start estimate, longest-first
+   * ordering and the watchdog: this is the one formula they use.
    */
   cost(shape: CellShape, options?: ModelOptions): number;
+  /** PROTOCOL.md §9: the algorithm is fed the `graph` pool (a dense kernel over L ∪ U: LP, LS, TSVM, SSGMM). */
+  graphPool?: boolean;
   create(ctx: CreateContext): Promise<Estimator>;
 }
-
-const xgbCost = (rows: number, s: CellShape, rounds = 100) =>
-  2e-8 * rounds * Math.max(1, s.k === 2 ? 1 : s.k) * rows * Math.max(1, Math.log2(rows + 1)) * s.d +
-  1e-4 * s.test;
-const graphCost = (s: CellShape) =>
-  3e-9 * s.graph * s.graph * (s.d + 40 * s.k) + 1e-8 * s.test * s.graph * s.d;
 
 const same = (v: OptionValue) => ({ rsb: v, readme: v });
 
@@ -106,7 +95,7 @@ const STATISTICAL: AlgorithmSpec[] = [
         doc: 'Shrinkage η (learning_rate).',
       },
     },
-    cost: (s) => xgbCost(s.labeled, s),
+    cost: seconds(COST_UNITS.xgb),
     async create({ options }) {
       const { GBDTClassifier } = await import('./statistical/gbdt.ts');
       return new GBDTClassifier(options);
@@ -137,7 +126,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     },
     recordExtras: (info): Record<string, string> =>
       info.ssgmmSupport ? { ssgmmSupport: String(info.ssgmmSupport) } : {},
-    cost: (s) => 4e-8 * 60 * (s.unlabeled + s.labeled) * s.k * s.d * s.d + 1e-6 * s.k * s.d ** 3,
+    cost: seconds(COST_UNITS.ssgmm),
+    graphPool: true,
     async create({ options: { support, ...rest } }) {
       const { SSGMM } = await import('./statistical/ssgmm.ts');
       return new SSGMM({ ...rest, ssgmmSupport: support as 'zero' | 'ignore' });
@@ -162,7 +152,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     },
     recordExtras: (info): Record<string, string> =>
       info.tsvm_multiclass ? { tsvm_multiclass: String(info.tsvm_multiclass) } : {},
-    cost: (s) => 5e-9 * 18 * (s.k > 2 ? s.k : 1) * s.graph * s.graph * s.d,
+    cost: seconds(COST_UNITS.tsvm),
+    graphPool: true,
     async create({ options }) {
       const { TSVM } = await import('./statistical/tsvm.ts');
       return new TSVM(options);
@@ -194,7 +185,8 @@ const STATISTICAL: AlgorithmSpec[] = [
         doc: 'Stop when Σ|F − F_prev| < tol.',
       },
     },
-    cost: graphCost,
+    cost: seconds(COST_UNITS.graph),
+    graphPool: true,
     async create({ options }) {
       const { LabelPropagation } = await import('./statistical/labelPropagation.ts');
       return new LabelPropagation(options);
@@ -227,7 +219,8 @@ const STATISTICAL: AlgorithmSpec[] = [
         doc: 'Stop when Σ|F − F_prev| < tol.',
       },
     },
-    cost: graphCost,
+    cost: seconds(COST_UNITS.graph),
+    graphPool: true,
     async create({ options }) {
       const { LabelSpreading } = await import('./statistical/labelSpreading.ts');
       return new LabelSpreading(options);
@@ -255,7 +248,7 @@ const STATISTICAL: AlgorithmSpec[] = [
       },
     },
     recordExtras: (info): Record<string, boolean> => (info.tt_restart ? { tt_restart: true } : {}),
-    cost: (s) => 3 * 4 * xgbCost(s.labeled + s.unlabeled / 2, s),
+    cost: seconds(COST_UNITS.tritraining),
     async create({ options: { nEstimators, ...rest } }) {
       const { TriTraining } = await import('./statistical/triTraining.ts');
       return new TriTraining({ ...rest, base: { nEstimators: nEstimators as number } });
@@ -288,7 +281,7 @@ const STATISTICAL: AlgorithmSpec[] = [
         doc: 'Neighbours of the initial pseudo-labels.',
       },
     },
-    cost: (s) => 15 * xgbCost(s.labeled + s.unlabeled, s) + 1e-8 * s.unlabeled * s.labeled * s.d,
+    cost: seconds(COST_UNITS.assemble),
     async create({ options }) {
       const { Assemble } = await import('./statistical/assemble.ts');
       return new Assemble(options);
