@@ -26,6 +26,7 @@ Commands:
       (paper = tabular-statistical: the browser's preset, same plan and options)
       Run benchmark cells and write the result schema (rsb-run/2).
       [--option ALG.OPTION=VALUE ...]  model options, e.g. --option lp.gamma=5 (repeatable)
+      [--subsample test=N,unlabeled=N,graph=N[,seed=S]]  PROTOCOL.md §9 pool caps (never paper)
   merge FILE... --out FILE
       Join shard result files into one run.
   published FILE [--panels]
@@ -63,7 +64,7 @@ maskedColumns} with dataset row indices in canonical order.
                      [--backend wasm|cpu] [--quiet]
        rac-bench run --preset classroom|tabular-statistical|paper|custom [selector flags narrow it] --out FILE
 
-Run benchmark cells and write the result schema (rsb-run/1).
+Run benchmark cells and write the result schema (rsb-run/2).
   --preset ID         the browser's preset, same plan and options (paper = tabular-statistical)
   --algorithms LIST   ids (xgb, ssgmm, tsvm, lp, ls, tritraining, assemble), a group
                       (statistical, default) or all
@@ -71,6 +72,11 @@ Run benchmark cells and write the result schema (rsb-run/1).
   --shard i/n|auto    run the i-th of n equal parts (join them with rac-bench merge); auto reads
                       the Slurm array / Kubernetes Indexed Job / RAC_SHARD index (with --shard-count)
   --backend NAME      tfjs backend under Node: wasm (default), cpu or webgpu (Dawn)
+  --option A.O=V      a model option, e.g. lp.gamma=5 (repeatable; the run is then custom)
+  --subsample CAPS    PROTOCOL.md §9 subsampling, e.g. test=2000,unlabeled=5000,graph=3000[,seed=S]:
+                      keep at most N rows of a pool, stratified by true labels, seeded by
+                      seed' = run seed + 1000003 (+ S); graph = the unlabeled rows LP, LS, TSVM and
+                      SSGMM see. Each record lists the caps applied; the run is never labelled paper.
   --quiet             no per-cell lines
   Other flags as for rac-bench split.
 `,

@@ -11,6 +11,7 @@ import { DATASET_IDS } from '../lib/data/registry.ts';
 import { algorithmGroups, algorithmIds, getAlgorithm, isBaselineAlgorithm } from '../lib/models/catalogue.ts';
 import { applyOptionAssignments, planOptionsOf } from '../lib/suite/modelOptions.ts';
 import { presetPlan, resolvePresetId } from '../lib/suite/presets.ts';
+import { parseSubsample, SubsampleError, subsampleProblems } from '../lib/suite/subsamplePlan.ts';
 import { calibrate, cellCost } from '../lib/suite/costModel.ts';
 import { RunExecutor, type ExecutedCell, type Lane } from '../lib/suite/executor.ts';
 import {
@@ -86,6 +87,19 @@ export function planFromFlags(values: RunFlags): RunPlanSpec {
     seeds: values.seeds !== undefined ? parseSeeds(values.seeds) : base.seeds,
     tIndices: values.t !== undefined ? parseTIndices(values.t) : base.tIndices,
   };
+}
+
+/** The plan's §9 caps from `--subsample`, or a CliError that names the problem. */
+export function subsampleFromFlag(text: string, seeds: readonly number[]): RunPlanSpec['subsample'] {
+  try {
+    const spec = parseSubsample(text);
+    const problems = subsampleProblems(spec, seeds);
+    if (problems.length) throw new SubsampleError(problems[0]);
+    return spec;
+  } catch (err) {
+    if (err instanceof SubsampleError) throw new CliError(`--subsample: ${err.message}`);
+    throw err;
+  }
 }
 
 function wrapPreset(name: string) {
@@ -183,11 +197,18 @@ export async function runCommand(argv: string[]): Promise<number> {
       backend: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
       option: { type: 'string', multiple: true, default: [] },
+      subsample: { type: 'string' },
     },
   });
   const plan = planFromFlags(values);
   // --option lp.gamma=5 (repeatable): model options, or protocol-bound ones such as ssgmm.support.
   Object.assign(plan, applyOptionAssignments(plan, values.option ?? []));
+  // --subsample test=2000,unlabeled=5000,graph=3000[,seed=S]: PROTOCOL.md §9 caps (the run is then custom).
+  if (values.subsample !== undefined) {
+    const subsample = subsampleFromFlag(values.subsample, plan.seeds);
+    // §9 rule 1: a suite with any subsampling is never labelled with a preset (its options are kept).
+    if (subsample) Object.assign(plan, { subsample, preset: 'custom' });
+  }
   const out = required(values, 'out');
   const {
     index: shardIndex,

@@ -138,18 +138,30 @@ export class RunState {
 
   /** Protocol mode of a custom plan (presets are `rsb`, the paper's code path). */
   mode = $state<ProtocolMode>('rsb');
-  /** Model options of a custom plan (from a link; the catalogue's defaults when undefined). */
+  /** Model options of a custom plan (a link or the planner's Options; the catalogue's defaults when undefined). */
   modelOptions = $state.raw<RunPlanSpec['modelOptions']>(undefined);
+  /** PROTOCOL.md §9 caps of a custom plan (a link or the planner's Subsample group); undefined = none. */
+  subsample = $state.raw<RunPlanSpec['subsample']>(undefined);
+  /**
+   * Values typed into the planner that are not valid yet (key → message, e.g. 'lp.gamma'): the plan
+   * keeps its last valid value, and the run cannot start while any is here.
+   */
+  inputProblems = $state.raw<Record<string, string>>({});
   readonly plan: RunPlanSpec = $derived(
     this.preset === 'custom'
       ? {
           ...customPlan(this.selection, this.mode),
           ...(this.modelOptions ? { modelOptions: this.modelOptions } : {}),
+          ...(this.subsample ? { subsample: this.subsample } : {}),
         }
       : presetPlan(this.preset),
   );
   readonly size = $derived(planSize(this.plan, isBaselineAlgorithm));
-  readonly problems = $derived(validatePlan(this.plan));
+  readonly problems = $derived([
+    ...validatePlan(this.plan),
+    // Pending inputs belong to the custom plan's Options and Subsample groups.
+    ...(this.preset === 'custom' ? Object.values(this.inputProblems) : []),
+  ]);
   readonly busy = $derived(
     this.phase === 'starting' || this.phase === 'running' || this.phase === 'cancelling',
   );

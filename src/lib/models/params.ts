@@ -44,6 +44,11 @@ function describe(c: Constraint): string {
   return `${c.integer ? 'an integer' : 'a number'} in the range ${l}${lo}, ${hi}${r}`;
 }
 
+/** What a constraint accepts, in words ("a number in the range (0, inf)"): the planner's option hints. */
+export function describeConstraint(c: Constraint): string {
+  return describe(c);
+}
+
 function satisfies(c: Constraint, v: unknown): boolean {
   if (c.kind === 'params') return v !== null && typeof v === 'object' && !Array.isArray(v);
   if (c.kind === 'oneOf') return c.values.includes(v as never);

@@ -24,7 +24,7 @@ export interface CellSplit {
   rowMasks?: number[][];
   /** label: kept original class ids, ascending; model class j = keptClasses[j]. */
   keptClasses?: number[];
-  /** label: number of OOD rows in U; they are the last ones. 0 elsewhere. */
+  /** label: number of OOD rows in U; they are the last ones (in the split; a §9 subsample keeps its drawn order). 0 elsewhere. */
   nUnlabeledOod: number;
   /** k, or m in `label`. */
   numClasses: number;

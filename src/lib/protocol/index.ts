@@ -19,7 +19,20 @@ export { allocate } from './allocate.ts';
 export { stratifiedSplit, type SplitOptions, type SplitResult, type TakeZero } from './stratifiedSplit.ts';
 export { buildCellData, buildCellData64, labeledMeans, type CellData, type CellData64 } from './cellData.ts';
 export { fitScaler, applyScaler, type FittedScaler } from './scaler.ts';
-export { subsamplePool, subsampleSeed, SUBSAMPLE_SEED_OFFSET } from './subsample.ts';
+export {
+  appliedPools,
+  hasSubsample,
+  subsamplePool,
+  subsamplePositions,
+  subsampleSeed,
+  subsampleSplit,
+  SUBSAMPLE_POOLS,
+  SUBSAMPLE_SEED_OFFSET,
+  type PoolCap,
+  type SubsamplePoolName,
+  type SubsampleRecord,
+  type SubsampleSpec,
+} from './subsample.ts';
 export { indicesJson, indicesSha256 } from './indicesHash.ts';
 export { classHalves, distanceOrder } from './distribution.ts';
 export { labelPoolSizesReadme, labelPoolSizesRsb } from './label.ts';

@@ -12,6 +12,8 @@
  *   take0 t0 scaler ssgmm           protocol mode and quirks, the four protocol options
  *   opt                             model options that differ from the catalogue's defaults
  *                                   ("lp.gamma:5,xgb.maxDepth:3"; the CLI's --option lp.gamma=5)
+ *   sub                             PROTOCOL.md §9 subsampling ("test:2000,unlabeled:5000,seed:1";
+ *                                   the CLI's --subsample test=2000,unlabeled=5000,seed=1)
  *   form pt hide explain sort       the results view (metric form, EA's P_T, hidden algorithms,
  *                                   explain overlays, table sort)       results/compare pages only
  *   run                             a run from this browser's history   results page only
@@ -30,6 +32,8 @@ import { validatePT, type PT } from '../metrics/index.ts';
 import { defaultPlanOptions, type PlanOptions, type RunPlanSpec } from '../suite/plan.ts';
 import { parseOptionAssignment } from '../models/catalogue.ts';
 import { applyOptionAssignments, formatModelOptions } from '../suite/modelOptions.ts';
+import { formatSubsample, normalizeSubsample, parseSubsample } from '../suite/subsamplePlan.ts';
+import type { SubsampleSpec } from '../protocol/subsample.ts';
 import {
   formatIntegerList,
   parseLabels,
@@ -77,6 +81,8 @@ export interface UrlFields {
   offset: NonNullable<PlanOptions['modelStreamOffset']> | 'default';
   /** Model options as `algorithm.option=value` items (see suite/modelOptions.ts). */
   opt: string[];
+  /** §9 caps per pool ({} = no subsampling; see suite/subsamplePlan.ts). */
+  sub: SubsampleSpec;
   form: MetricForm;
   pt: PT;
   hide: string[];
@@ -205,6 +211,12 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
       return xs;
     },
     encode: (xs) => xs.map((x) => x.replace('=', ':')).join(','),
+  },
+  sub: {
+    default: {},
+    // In the hash an item is `test:2000` (`=` would be escaped); `test=2000` is read too.
+    decode: (raw) => parseSubsample(raw) ?? {}, // a SubsampleError names the problem
+    encode: (spec) => formatSubsample(spec, ':'),
   },
   form: { ...oneOf(['integral', 'code'] as const, 'integral'), pages: VIEW_PAGES },
   pt: { default: { kind: 'uniform' }, decode: decodePT, encode: encodePT, pages: VIEW_PAGES },
@@ -390,6 +402,7 @@ export function planToFields(
         ? 'default'
         : (plan.options.modelStreamOffset ?? 'none'),
     opt: formatModelOptions(plan.modelOptions),
+    sub: normalizeSubsample(plan.subsample) ?? {},
   };
 }
 
@@ -426,6 +439,8 @@ export function planFromFields(f: Partial<UrlFields>): RunPlanSpec | null {
         : {}),
     },
   };
+  const subsample = normalizeSubsample(f.sub);
+  if (subsample) plan.subsample = subsample;
   return f.opt?.length ? { ...plan, ...applyOptionAssignments(plan, f.opt, { strict: false }) } : plan;
 }
 

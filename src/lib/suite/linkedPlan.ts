@@ -7,6 +7,7 @@ import type { RunPlanSpec } from './plan.ts';
 import type { ProtocolMode } from '../types.ts';
 import { defaultPlanOptions } from './plan.ts';
 import { presetPlan, PRESET_IDS, type CustomSelection, type PresetId } from './presets.ts';
+import { normalizeSubsample } from './subsamplePlan.ts';
 
 export interface LinkedPlanChoice {
   preset: PresetId;
@@ -14,6 +15,8 @@ export interface LinkedPlanChoice {
   selection: CustomSelection;
   /** Model options of the link (they make the plan a custom one). */
   modelOptions?: RunPlanSpec['modelOptions'];
+  /** §9 caps of the link (they make the plan a custom one too). */
+  subsample?: RunPlanSpec['subsample'];
   /** Plain sentences about parts of the linked plan the runner does not take over. */
   notices: string[];
 }
@@ -45,10 +48,11 @@ export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
   let preset: PresetId = 'custom';
   let modelOptions =
     plan.modelOptions && Object.keys(plan.modelOptions).length ? plan.modelOptions : undefined;
-  // A plan with model options other than its preset's deviates from it: it stays custom (never
-  // labelled a preset). classroom-deep's own options are part of that preset.
+  const subsample = normalizeSubsample(plan.subsample);
+  // A plan with model options other than its preset's, or with subsampling (§9), deviates from it: it
+  // stays custom (never labelled a preset). classroom-deep's own options are part of that preset.
   const named = (PRESET_IDS as readonly string[]).includes(plan.preset) && plan.preset !== 'custom';
-  const p = named ? presetPlan(plan.preset as PresetId) : null;
+  const p = named && !subsample ? presetPlan(plan.preset as PresetId) : null;
   const keys = ['datasets', 'settings', 'labels', 'algorithms', 'seeds', 'tIndices'] as const;
   // A link that names only the preset (no lists, no options) means that preset as it stands.
   const onlyNamed = keys.every((k) => plan[k].length === 0);
@@ -77,5 +81,12 @@ export function planChoiceFromLink(plan: RunPlanSpec): LinkedPlanChoice {
     notices.push(
       `Protocol options ${changed.join(', ')} differ from the defaults; the runner uses the defaults.`,
     );
-  return { preset, mode, selection, ...(modelOptions ? { modelOptions } : {}), notices };
+  return {
+    preset,
+    mode,
+    selection,
+    ...(modelOptions ? { modelOptions } : {}),
+    ...(subsample ? { subsample } : {}),
+    notices,
+  };
 }

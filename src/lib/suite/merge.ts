@@ -63,11 +63,12 @@ export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] =
   const cells = new Map<string, CellResult>();
   const hashes = new Map<string, Seen<string>>();
   const versions: { first: Seen<string> | null } = { first: null };
-  const overrides: { first: Seen<string> | null } = { first: null };
+  // Per algorithm: model options and graph-pool caps are overrides of some algorithms only.
+  const overrides = new Map<string, Seen<string>>();
   const hypers = new Map<string, Seen<Record<string, unknown>>>();
   const firstPlan = runs[0].plan;
   for (const [i, run] of runs.entries()) {
-    for (const field of ['mode', 'quirks', 'options'] as const) {
+    for (const field of ['mode', 'quirks', 'options', 'subsample'] as const) {
       if (canonical(run.plan[field]) !== canonical(firstPlan[field])) {
         throw new MergeError(
           `${name(i)} uses protocol ${field} ${canonical(run.plan[field])}, ${name(0)} uses ${canonical(firstPlan[field])}; results that differ in these must not be pooled.`,
@@ -90,10 +91,11 @@ export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] =
         );
       }
       const ov = canonical(c.protocol.overrides ?? {});
-      if (!overrides.first) overrides.first = { value: ov, where };
-      else if (overrides.first.value !== ov) {
+      const seenOv = overrides.get(c.algorithm.name);
+      if (!seenOv) overrides.set(c.algorithm.name, { value: ov, where });
+      else if (seenOv.value !== ov) {
         throw new MergeError(
-          `${where} has protocol overrides ${ov}, ${overrides.first.where} has ${overrides.first.value}; refusing to pool them.`,
+          `${where} has protocol overrides ${ov}, ${seenOv.where} has ${seenOv.value}; refusing to pool them.`,
         );
       }
       const hyper = c.algorithm.hyper as Record<string, unknown>;

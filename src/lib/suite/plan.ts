@@ -3,6 +3,7 @@
  * Cells are pure: the same coordinates give the same split everywhere, which is what makes runs
  * resumable (skip finished keys), parallel (any worker takes any cell) and shardable.
  */
+import type { SubsampleSpec } from '../protocol/subsample.ts';
 import type { ProtocolMode, Quirks, Setting } from '../types.ts';
 import { T_GRID } from '../types.ts';
 
@@ -33,6 +34,11 @@ export interface RunPlanSpec {
    * (`--option lp.gamma=5`, URL `opt=lp.gamma=5`). Absent or empty = every default.
    */
   modelOptions?: Record<string, Record<string, string | number | boolean>>;
+  /**
+   * PROTOCOL.md §9 subsampling: a cap per pool (`test`, `unlabeled`, `graph`) as `{ max, seed }`
+   * (suite/subsamplePlan.ts; CLI `--subsample`, URL `sub=`). Absent = none; never in `paper`.
+   */
+  subsample?: SubsampleSpec;
 }
 
 export interface CellSpec {

@@ -13,7 +13,8 @@
  *   custom               whatever the planner selects.
  */
 import { DATASET_IDS } from '../data/registry.ts';
-import { findAlgorithm, orderAlgorithms, presetAlgorithms } from '../models/catalogue.ts';
+import { checkModelOptions, findAlgorithm, orderAlgorithms, presetAlgorithms } from '../models/catalogue.ts';
+import { subsampleProblems } from './subsamplePlan.ts';
 import { SETTINGS, type ProtocolMode } from '../types.ts';
 import {
   defaultPlanOptions,
@@ -248,6 +249,17 @@ export function validatePlan(plan: RunPlanSpec): string[] {
   }
   const cells = planCellCount(plan);
   if (cells > MAX_PLAN_CELLS) problems.push(planTooLargeMessage(cells));
+  // Model options and §9 caps: a bad value is said here, so the run cannot start with it.
+  for (const [id, given] of Object.entries(plan.modelOptions ?? {})) {
+    const spec = findAlgorithm(id);
+    if (!spec) continue;
+    try {
+      checkModelOptions(spec, given);
+    } catch (e) {
+      problems.push(`Model option of ${spec.label}: ${(e as Error).message}`);
+    }
+  }
+  problems.push(...subsampleProblems(plan.subsample, plan.seeds));
   return problems;
 }
 

@@ -2,7 +2,14 @@
  * One cell: split → scale → fit → predict → score → result record (PROTOCOL.md §1, §10).
  * Pure apart from the injected clock; used by the browser workers and the CLI alike.
  */
-import { buildCellData, indicesSha256, makeSplit } from '../protocol/index.ts';
+import {
+  buildCellData,
+  hasSubsample,
+  indicesSha256,
+  makeSplit,
+  subsampleSplit,
+  type SubsampleRecord,
+} from '../protocol/index.ts';
 import { modelStream } from '../protocol/modelStream.ts';
 import {
   optionOverrides,
@@ -17,6 +24,7 @@ import type { CellSpec, RunPlanSpec } from './plan.ts';
 import { defaultPlanOptions, t0StreamFor, tValue } from './plan.ts';
 import { PRESET_IDS, presetPlan, type PresetId } from './presets.ts';
 import { CELL_SCHEMA, type CellResult } from './schema.ts';
+import { subsampleOverrides } from './subsamplePlan.ts';
 
 /** 1.1.0: Tri-Training's learners and stream, SSGMM's rsb default, the model-stream offset (PROTOCOL.md). */
 export const PROTOCOL_VERSION = '1.1.0';
@@ -31,7 +39,10 @@ export interface CellEnv {
 }
 
 /** What runCell needs of a catalogue entry. */
-export type AlgorithmEntry = Pick<AlgorithmSpec, 'id' | 'family' | 'options' | 'recordExtras' | 'create'> &
+export type AlgorithmEntry = Pick<
+  AlgorithmSpec,
+  'id' | 'family' | 'options' | 'recordExtras' | 'create' | 'graphPool'
+> &
   Partial<Pick<AlgorithmSpec, 'suite'>>;
 
 export interface RunCellContext {
@@ -91,7 +102,8 @@ function referenceOptions(plan: RunPlanSpec): RunPlanSpec['options'] {
 /**
  * Every deviation of this cell's plan from its reference (its named preset, else the mode's
  * defaults; PROTOCOL.md §1 "explicit overrides"): quirks, protocol options as this dataset's cells
- * use them (`options.<key>`) and the algorithm's model options (`<id>.<option>`). Empty for a preset run.
+ * use them (`options.<key>`), the algorithm's model options (`<id>.<option>`) and the plan's §9 caps
+ * (`subsample.<pool>.max`, `.seed`). Empty for a preset run.
  */
 export function planOverrides(
   plan: RunPlanSpec,
@@ -109,7 +121,11 @@ export function planOverrides(
     if (reference[k] !== v) out[`options.${k}`] = v as OptionValue;
   // A preset's own model options (classroom-deep's tiny loop) are its reference, not overrides.
   const presetModel = referencePlan(plan)?.modelOptions?.[algorithm.id];
-  return { ...out, ...optionOverrides(algorithm as AlgorithmSpec, plan.mode, resolved, presetModel) };
+  return {
+    ...out,
+    ...optionOverrides(algorithm as AlgorithmSpec, plan.mode, resolved, presetModel),
+    ...subsampleOverrides(plan.subsample),
+  };
 }
 
 function protocolRecord(plan: RunPlanSpec, dataset: string, overrides: Record<string, OptionValue>) {
@@ -160,7 +176,8 @@ export async function runCell(
     t_index: cell.tIndex,
     seed: cell.seed,
     env: { ...ctx.env, prng: PRNG_NAME },
-    subsample: null,
+    // §10: the caps applied to this cell (set below, after the split), null without subsampling.
+    subsample: null as SubsampleRecord[] | null,
   };
   const algoRecord = (model: Estimator | null) => ({
     name: algorithm.id,
@@ -180,7 +197,13 @@ export async function runCell(
     mode: plan.mode,
     options: splitOptions(plan, cell.dataset),
   });
-  const data = buildCellData(ds, split, plan.mode, splitOptions(plan, cell.dataset));
+  // §9: pools capped after the split and before scaling; the split record stays the split's.
+  const sub = hasSubsample(plan.subsample)
+    ? subsampleSplit(ds.y, split, plan.subsample, cell.seed, algorithm.graphPool === true)
+    : null;
+  const used = sub ? sub.split : split;
+  if (sub && sub.records.length) base.subsample = sub.records;
+  const data = buildCellData(ds, used, plan.mode, splitOptions(plan, cell.dataset));
   const splitRecord = {
     n_labeled: split.labeled.length,
     labeled_per_class: perClass(data.yl, data.numClasses),
@@ -194,12 +217,12 @@ export async function runCell(
   const emptyOutcome = {
     accuracy: null,
     n_correct: 0,
-    n_test: split.test.length,
+    n_test: used.test.length,
     n_nan_rows: 0,
     flattened_from_t0: false,
   };
 
-  if (split.unlabeled.length === 0 && algorithm.family !== 'baseline') {
+  if (used.unlabeled.length === 0 && algorithm.family !== 'baseline') {
     return {
       ...base,
       algorithm: algoRecord(null),
@@ -214,7 +237,7 @@ export async function runCell(
     } as CellResult;
   }
 
-  if (split.test.length === 0) {
+  if (used.test.length === 0) {
     return {
       ...base,
       algorithm: algoRecord(null),

@@ -352,7 +352,15 @@ export const CellResultSchema = v.pipe(
       outcome: OutcomeSchema,
       timing: TimingSchema,
       env: CellEnvSchema,
-      subsample: v.nullable(list(SubsampleRecordSchema, 3, 'subsample records (test, unlabeled, graph)')),
+      subsample: v.nullable(
+        v.pipe(
+          list(SubsampleRecordSchema, 3, 'subsample records (test, unlabeled, graph)'),
+          v.check(
+            (xs) => new Set(xs.map((x) => x.pool)).size === xs.length,
+            'expected each pool (test, unlabeled, graph) at most once',
+          ),
+        ),
+      ),
       created_at: isoTime(),
     },
     'expected a cell result object',
@@ -387,6 +395,13 @@ const OptionValueSchema = v.union(
   'expected an option value (a string, a finite number, true or false)',
 );
 
+const PoolCapSchema = v.optional(
+  v.strictObject({
+    max: int(1, 1_000_000_000, 'the most rows kept: an integer ≥ 1'),
+    seed: v.optional(int(0, MAX_SEED)),
+  }),
+);
+
 export const RunPlanSchema = v.strictObject({
   preset: v.nullable(text(MAX_NAME)),
   datasets: list(id(), 64, 'dataset ids'),
@@ -409,6 +424,13 @@ export const RunPlanSchema = v.strictObject({
         ),
       ),
       v.check((o) => Object.keys(o).length <= 256, 'expected options of at most 256 algorithms'),
+    ),
+  ),
+  /** PROTOCOL.md §9: a cap per pool (absent = no subsampling). */
+  subsample: v.optional(
+    v.strictObject(
+      { test: PoolCapSchema, unlabeled: PoolCapSchema, graph: PoolCapSchema },
+      'expected subsample caps { test?, unlabeled?, graph? }',
     ),
   ),
 });
