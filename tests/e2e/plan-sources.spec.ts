@@ -70,3 +70,50 @@ test('a "Re-run this plan" link fills the planner and says what the browser runn
   await page.goto('/#/run?v=1&preset=classroom');
   await expect(page.getByTestId('run-preset')).toHaveValue('classroom');
 });
+
+test('the planner edits model options and §9 caps: the URL carries them, a bad value blocks Start', async ({
+  page,
+}) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('/#/run');
+  await page.getByTestId('run-preset').selectOption('custom');
+  const lp = page.locator('[data-testid="run-options-algorithm"][data-algorithm="lp"]');
+  await lp.locator('summary').click();
+  const gamma = lp.locator('[data-option="lp.gamma"] input');
+  await expect(gamma).toHaveValue('1'); // rsb default
+  await expect(lp.locator('[data-option="lp.gamma"]')).toContainText(
+    'Default 1 (rsb); a number in the range',
+  );
+  await gamma.fill('5');
+  await expect(page).toHaveURL(/opt=lp\.gamma:5/);
+  await expect(page.getByTestId('run-plan-options')).toContainText('lp.gamma = 5');
+  await expect(page.getByTestId('run-start')).toBeEnabled();
+
+  await gamma.fill('-1');
+  const error = lp.getByTestId('run-option-error');
+  await expect(error).toContainText("The 'gamma' parameter of lp must be a number in the range [0, inf)");
+  await expect(page.getByTestId('run-start')).toBeDisabled();
+  await expect(page).toHaveURL(/opt=lp\.gamma:5/); // the plan keeps its last valid value
+  await gamma.fill('2');
+  await expect(error).toHaveCount(0);
+  await expect(page.getByTestId('run-start')).toBeEnabled();
+
+  await page.getByTestId('run-subsample-test').fill('20');
+  await expect(page).toHaveURL(/sub=test:20/);
+  await expect(page.getByTestId('run-plan-subsample')).toContainText('test ≤ 20');
+  await expect(page.getByTestId('run-plan-subsample')).toContainText('not the paper protocol');
+  await page.getByTestId('run-subsample-unlabeled').fill('0');
+  await expect(page.getByTestId('run-subsample-error')).toContainText('Subsample unlabeled');
+  await expect(page.getByTestId('run-start')).toBeDisabled();
+  await page.getByTestId('run-subsample-unlabeled').fill('');
+  await expect(page.getByTestId('run-start')).toBeEnabled();
+
+  // The address bar is the plan: a reload gives the same options and caps.
+  await page.reload();
+  await expect(page.getByTestId('run-preset')).toHaveValue('custom');
+  await expect(page.getByTestId('run-plan-options')).toContainText('lp.gamma = 2');
+  await expect(page.getByTestId('run-plan-subsample')).toContainText('test ≤ 20');
+  await expect(page.getByTestId('run-subsample-test')).toHaveValue('20');
+  expect(errors).toEqual([]);
+});
