@@ -329,7 +329,7 @@ export class BenchPool {
       lanes: live,
       put: (batch) => store.putCells(batch.map((c) => ({ runId: run.id, ...c }))),
       family,
-      cost: (c) => cellCost(c, family, undefined, planOptionsOf(run.plan)),
+      cost: (c) => cellCost(c, family, undefined, planOptionsOf(run.plan), run.plan.subsample),
       msPerUnit,
       validate: parseCellResult,
       clock: {

@@ -297,7 +297,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     lanes: [lane],
     put: async (batch) => journal.append(batch),
     family,
-    cost: (c) => cellCost(c, family, shapes, planOptionsOf(plan)),
+    cost: (c) => cellCost(c, family, shapes, planOptionsOf(plan), plan.subsample),
     msPerUnit,
     validate: parseCellResult,
     clock: {

@@ -10,6 +10,7 @@
 import { DATASETS, isBuiltinDatasetId } from '../data/registry.ts';
 import { findAlgorithm, type ModelOptions } from '../models/catalogue.ts';
 import { COST_UNITS, SECONDS_PER_UNIT, type CellShape as CatalogueShape } from '../models/cost.ts';
+import type { SubsampleSpec } from '../protocol/subsample.ts';
 
 /** What a fit's cost depends on. */
 export interface CellShape {
@@ -62,6 +63,20 @@ export function cellShape(ds: DatasetShape, labels: number, steps = 0): CellShap
   const l = Math.min(ds.N, labels * ds.k);
   const e = Math.floor(ds.N / 2);
   return { l, u: Math.max(0, ds.N - e - l), e, k: ds.k, d: ds.d, steps };
+}
+
+/**
+ * The shape a fit sees under a plan's PROTOCOL.md §9 caps: E by `test`, U by `unlabeled` and, for a
+ * graph-pool entry (LP, LS, TSVM, SSGMM), by `graph` too. Without caps, the shape itself.
+ */
+export function cappedShape(shape: CellShape, algorithm: string, subsample?: SubsampleSpec): CellShape {
+  if (!subsample) return shape;
+  const graph = findAlgorithm(algorithm)?.graphPool ? (subsample.graph?.max ?? Infinity) : Infinity;
+  return {
+    ...shape,
+    e: Math.min(shape.e, subsample.test?.max ?? Infinity),
+    u: Math.min(shape.u, subsample.unlabeled?.max ?? Infinity, graph),
+  };
 }
 
 /**
@@ -136,16 +151,20 @@ export function expectedMs(units: number, msPerUnit: number = REFERENCE_MS_PER_U
   return units * msPerUnit;
 }
 
-/** Work units of a plan cell's fit, from its dataset's shape (registry or `known`), labels and algorithm. */
+/**
+ * Work units of a plan cell's fit, from its dataset's shape (registry or `known`), labels and
+ * algorithm, under the plan's §9 caps (`subsample`) when it has any.
+ */
 export function cellCost(
   cell: { dataset: string; labels: number; algorithm: string },
   family?: (algorithm: string) => string,
   known?: (id: string) => DatasetShape | undefined,
   options?: (algorithm: string) => ModelOptions | undefined,
+  subsample?: SubsampleSpec,
 ): number {
   return fitCost(
     cell.algorithm,
-    cellShape(datasetShape(cell.dataset, known), cell.labels),
+    cappedShape(cellShape(datasetShape(cell.dataset, known), cell.labels), cell.algorithm, subsample),
     family?.(cell.algorithm),
     options?.(cell.algorithm),
   );
@@ -182,12 +201,13 @@ export function estimatePlan(
   family?: (algorithm: string) => string,
   known?: (id: string) => DatasetShape | undefined,
   options?: (algorithm: string) => ModelOptions | undefined,
+  subsample?: SubsampleSpec,
 ): PlanEstimate {
   let total = 0;
   let longest = 0;
   let peak = 0;
   for (const f of fits) {
-    const shape = cellShape(datasetShape(f.dataset, known), f.labels);
+    const shape = cappedShape(cellShape(datasetShape(f.dataset, known), f.labels), f.algorithm, subsample);
     const ms = fitCost(f.algorithm, shape, family?.(f.algorithm), options?.(f.algorithm)) * msPerUnit;
     total += ms * (f.count ?? 1);
     longest = Math.max(longest, ms);

@@ -11,6 +11,7 @@ import {
 } from '../../../src/lib/models/catalogue.ts';
 import { SECONDS_PER_UNIT } from '../../../src/lib/models/cost.ts';
 import {
+  cappedShape,
   catalogueShape,
   cellCost,
   cellShape,
@@ -106,5 +107,16 @@ describe('catalogue cost → executor', () => {
         0,
       );
     }
+  });
+
+  it("the estimate follows a plan's §9 caps (graph cap only for graph-pool entries)", () => {
+    const caps = { test: { max: 2000 }, unlabeled: { max: 5000 }, graph: { max: 1000 } };
+    const letter = cellShape(datasetShape('letter'), 5);
+    expect(cappedShape(letter, 'lp', caps)).toEqual({ ...letter, e: 2000, u: 1000 });
+    expect(cappedShape(letter, 'xgb', caps)).toEqual({ ...letter, e: 2000, u: 5000 });
+    expect(cappedShape(letter, 'lp', undefined)).toBe(letter);
+    const cell = { dataset: 'letter', labels: 5, algorithm: 'lp' };
+    // LP is quadratic in its graph: capping U from 9 870 to 1 000 rows cuts its cost by far more than 10×.
+    expect(cellCost(cell) / cellCost(cell, undefined, undefined, undefined, caps)).toBeGreaterThan(50);
   });
 });
