@@ -12,6 +12,7 @@ import { parseCellResult, parseRun, type CellResult } from '../../../src/lib/sui
 import { formatSubsample, parseSubsample, subsampleProblems } from '../../../src/lib/suite/subsamplePlan.ts';
 import { loadEmbedded } from '../helpers/datasets.ts';
 import { validRun } from '../schema/fixtures.ts';
+import { decodeRunLink, encodeRunLink } from '../../../src/lib/share/permalink.ts';
 
 const wine = await loadEmbedded('wine');
 const ctx: RunCellContext = {
@@ -108,6 +109,18 @@ describe('a subsampled cell (PROTOCOL.md §9, §10)', () => {
       'Subsample test: the most rows kept must be an integer from 1 to 1000000000; got 2.5.',
     );
     expect(subsampleProblems({ test: { max: 5, seed: 2 ** 32 } }, [0])[0]).toMatch(/exceeds 4294967295/);
+  });
+});
+
+describe('a subsampled run in a results link', () => {
+  it("keeps the plan caps and every record's subsample", async () => {
+    const p = plan('lp', { preset: 'custom', subsample: caps });
+    const record = await cell(p);
+    const run = parseRun({ ...validRun([record]), plan: p });
+    const back = decodeRunLink(await encodeRunLink(run, 'fflate'));
+    expect(back.plan.subsample).toEqual(caps);
+    expect(back.cells[0].subsample).toEqual(record.subsample);
+    expect(back.cells[0].protocol.overrides).toEqual(record.protocol.overrides);
   });
 });
 
