@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planChoiceFromLink } from '../../../src/lib/suite/linkedPlan.ts';
+import { formatHash, parseHash, planFromFields, planToFields } from '../../../src/lib/share/urlState.ts';
 import { classroomDeepPlan, classroomPlan, customPlan } from '../../../src/lib/suite/presets.ts';
 
 describe('a plan from a link', () => {
@@ -52,6 +53,10 @@ describe('a plan from a link', () => {
     const same = planChoiceFromLink(JSON.parse(JSON.stringify(plan)));
     expect(same.preset).toBe('classroom-deep');
     expect(same.modelOptions).toBeUndefined(); // the preset brings them
+    // Through the URL ("Re-run this plan"): the options travel as opt items and come back typed.
+    const viaUrl = planFromFields(parseHash(formatHash({ page: 'run', fields: planToFields(plan) })).fields)!;
+    expect(viaUrl.modelOptions).toEqual(plan.modelOptions);
+    expect(planChoiceFromLink(viaUrl).preset).toBe('classroom-deep');
     const onlyNamed = planChoiceFromLink({
       ...plan,
       modelOptions: undefined,
