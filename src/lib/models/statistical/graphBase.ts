@@ -62,6 +62,8 @@ export interface GraphComputeOptions {
   fastPropagation: boolean;
   /** Memory for the fast path's stored matrix powers (bisection); beyond it, window walks. */
   fastPropagationBudgetBytes: number;
+  /** The fast path's way through the affine phase: 'auto' (by cost), 'leaps' or 'chebyshev'. */
+  fastPropagationMethod: 'auto' | 'leaps' | 'chebyshev';
 }
 
 export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.freeze({
@@ -71,6 +73,7 @@ export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.free
   cacheBytes: 512 * 1024 * 1024,
   fastPropagation: true,
   fastPropagationBudgetBytes: 512 * 1024 * 1024,
+  fastPropagationMethod: 'auto',
 });
 
 /** Everything learned by `fit` (sklearn's trailing-underscore attributes). */
@@ -222,6 +225,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
           maxIter,
           tol,
           powerBudgetBytes: this.compute.fastPropagationBudgetBytes,
+          method: this.compute.fastPropagationMethod,
           // ctx.tick: abort check and a (clock-throttled) turn of the event loop.
           tick: (step, what) =>
             ctx.tick({ fraction: step / maxIter, message: `${this.className}: step ${step}, ${what}` }),
@@ -232,10 +236,13 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
         lpPath = {
           lpPath: 'affine',
           lpAffineFrom: it,
+          lpMethod: res.method,
           lpSquarings: res.squarings,
           lpLeaps: res.leaps,
           lpSingleSteps: res.singleSteps,
           lpMaxLeap: res.maxLeap,
+          lpPasses: res.passes,
+          lpProducts: res.products,
         };
         break;
       }

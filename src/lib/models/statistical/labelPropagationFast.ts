@@ -22,6 +22,7 @@
  */
 
 import { f64Kernels } from './f64Kernels.ts';
+import { chebyshevDegree, propagateChebyshev } from './labelPropagationChebyshev.ts';
 
 export interface AffineLpInput {
   /** The iteration matrix G (n×n, row-major; G = D⁻¹W) — read only. */
@@ -42,6 +43,11 @@ export interface AffineLpInput {
   tick?: (step: number, what: string) => Promise<void>;
   /** false: the plain JS products (reference for the SIMD kernels); default true where available. */
   simd?: boolean;
+  /**
+   * How to cross the affine phase: 'leaps' (powers of S by squaring), 'chebyshev' (series in S,
+   * labelPropagationChebyshev.ts) or 'auto' (the cheaper by the cost estimate; the default).
+   */
+  method?: 'auto' | 'leaps' | 'chebyshev';
 }
 
 export interface AffineLpResult {
@@ -54,6 +60,26 @@ export interface AffineLpResult {
   singleSteps: number;
   /** Largest leap length used (g). */
   maxLeap: number;
+  /** The path taken, and for 'chebyshev' its passes and products S·T. */
+  method: 'leaps' | 'chebyshev';
+  passes: number;
+  products: number;
+}
+
+/**
+ * Product-equivalents (n_u²·k multiply-adds each) each path is expected to need for J steps. The
+ * leaps square until a squaring (n_u/(2k) + 1) costs as much as the leaps it saves: about
+ * log₂(J / that) squarings and as much again in leaps. The series needs √(80·J) products in the
+ * first pass and √(80·J/32) in the next, each ≈ 1.3× a leap's per multiply-add (thin X, the
+ * candidates' sums). Measured on letter distribution · 5 · t0 (n_u 2 012, J 5 003): leaps 14 s
+ * CPU, series 40 s; the series wins from n_u ≈ 5 000 on, and needs no stored powers.
+ */
+export function affineCosts(m: number, k: number, J: number): { leaps: number; chebyshev: number } {
+  const square = m / (2 * k) + 1;
+  return {
+    leaps: 2 * Math.max(1, Math.log2(Math.max(2, J) / square)) * square,
+    chebyshev: 1.3 * (chebyshevDegree(J) + chebyshevDegree(Math.ceil(J / 32))) + 40,
+  };
 }
 
 /** True when the affine form is exact from F on: every U row of F carries mass. */
@@ -309,7 +335,18 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
     const F = Float64Array.from(input.F);
     for (let i = 0; i < m; i++)
       for (let c = 0; c < k; c++) F[(nl + i) * k + c] = zOut[i * k + c] * invRoot[i];
-    return { F, nIter, converged, squarings, leaps, singleSteps, maxLeap: g };
+    return {
+      F,
+      nIter,
+      converged,
+      squarings,
+      leaps,
+      singleSteps,
+      maxLeap: g,
+      method: 'leaps',
+      passes: 0,
+      products: 0,
+    };
   };
 
   let squarings = 0;
@@ -321,6 +358,38 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
   singleSteps++;
   a++;
   if (a >= maxIter) return result(z, maxIter, false);
+
+  const costs = affineCosts(m, k, maxIter - a);
+  const method =
+    input.method === 'auto' || !input.method
+      ? costs.chebyshev < costs.leaps
+        ? 'chebyshev'
+        : 'leaps'
+      : input.method;
+  if (method === 'chebyshev') {
+    const res = await propagateChebyshev({
+      S,
+      m,
+      k,
+      b,
+      z,
+      y,
+      step: a,
+      maxIter,
+      tol,
+      mul: mulSquare,
+      tick,
+      l1: (v) => l1Unscaled(v, invRoot, m, k),
+    });
+    return {
+      ...result(res.z, res.nIter, res.converged),
+      method,
+      passes: res.passes,
+      products: res.products,
+      singleSteps: singleSteps + res.singleSteps,
+      maxLeap: 0,
+    };
+  }
 
   // Leap levels: powers[p] = S^(2^p), cs[p] = Σ_{i<2^p} S^i b. While every level fits the memory
   // budget, a crossing inside a leap is located by bisection down the levels; otherwise only the

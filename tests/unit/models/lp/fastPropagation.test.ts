@@ -39,10 +39,12 @@ async function run(
   k: number,
   params: Partial<LabelPropagationParams> = {},
   budget?: number,
+  method: 'auto' | 'leaps' | 'chebyshev' = 'auto',
 ): Promise<Run> {
   const m = new LabelPropagation(params, {
     precision: 'float64',
     fastPropagation: fast,
+    fastPropagationMethod: method,
     ...(budget ? { fastPropagationBudgetBytes: budget } : {}),
   });
   await m.fit(Xl, yl, Xu, k, { rng: mt(0) });
@@ -100,17 +102,20 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
             const c = buildCellData(ds, split, 'rsb');
             if (c.Xu.rows === 0) continue;
             const where = `${ds.id}/${setting}/${labels}/t${tIndex}`;
-            const f = await run(true, c.Xl, c.yl, c.Xu, c.Xe, c.numClasses);
             const d = await run(false, c.Xl, c.yl, c.Xu, c.Xe, c.numClasses);
-            worst = Math.max(worst, expectSame(f, d, where));
+            for (const method of ['leaps', 'chebyshev'] as const) {
+              const f = await run(true, c.Xl, c.yl, c.Xu, c.Xe, c.numClasses, {}, undefined, method);
+              worst = Math.max(worst, expectSame(f, d, `${where} ${method}`));
+              if (f.info.lpPath === 'affine') expect(f.info.lpMethod, where).toBe(method);
+            }
             cells++;
           }
         }
       }
     }
     expect(cells).toBe(72);
-    console.log(`iris+wine: ${cells} cells, max |ΔF| ${worst.toExponential(2)}`);
-  }, 300_000);
+    console.log(`iris+wine: ${cells} cells × (leaps, chebyshev), max |ΔF| ${worst.toExponential(2)}`);
+  }, 900_000);
 
   it('a slow graph (two clusters, one labeled point each side, a far unlabeled cluster): squaring, window walk, max_iter', async () => {
     const rng = mt(7);
@@ -145,7 +150,7 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
       const dd = await run(false, Xl, yl, Xu, Xe, 2, params);
       // Bisection over stored powers, and (budget for 3 powers only) the window walk.
       for (const budget of [undefined, 3 * 178 * 178 * 8]) {
-        const f = await run(true, Xl, yl, Xu, Xe, 2, params, budget);
+        const f = await run(true, Xl, yl, Xu, Xe, 2, params, budget, 'leaps');
         const where = `${JSON.stringify(params)} budget ${budget ?? 'default'}`;
         expectSame(f, dd, where);
         expect(Number(f.info.lpSquarings), where).toBeGreaterThan(0);
@@ -153,8 +158,14 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
           `slow graph ${where}: n_iter ${dd.nIter} (converged ${dd.converged}); fast path ${JSON.stringify(f.info)}`,
         );
       }
+      // The Chebyshev series: several passes (brackets) and a final walk, or the max_iter end.
+      const c = await run(true, Xl, yl, Xu, Xe, 2, params, undefined, 'chebyshev');
+      expectSame(c, dd, `${JSON.stringify(params)} chebyshev`);
+      expect(c.info.lpMethod).toBe('chebyshev');
+      expect(Number(c.info.lpPasses)).toBeGreaterThan(0);
+      console.log(`slow graph ${JSON.stringify(params)} chebyshev: ${JSON.stringify(c.info)}`);
     }
-  }, 300_000);
+  }, 900_000);
 
   it('letter: the distribution cell (labels 5, t 0, seed 0) with max_iter capped, and a sub-cell run to convergence', async () => {
     const split = makeSplit(letter, { setting: 'distribution', labels: 5, tIndex: 0, seed: 0, mode: 'rsb' });
@@ -167,15 +178,28 @@ describe('fast LabelPropagation = the direct float64 loop', () => {
       await run(false, c.Xl, c.yl, c.Xu, Xe, 26, capped),
       'letter capped',
     );
+    // The series over a longer capped run (several passes of 32 candidates, then a walk).
+    const capped2 = { maxIter: 150 };
+    const direct150 = await run(false, c.Xl, c.yl, c.Xu, Xe, 26, capped2);
+    expectSame(
+      await run(true, c.Xl, c.yl, c.Xu, Xe, 26, capped2, undefined, 'chebyshev'),
+      direct150,
+      'letter 150',
+    );
     // Sub-cell: the same L, the first 170 unlabeled rows; rsb parameters, run to the stopping step.
     const Xu = rowsOf(c.Xu, 0, 170);
     const f = await run(true, c.Xl, c.yl, Xu, Xe, 26);
     const d = await run(false, c.Xl, c.yl, Xu, Xe, 26);
     expectSame(f, d, 'letter sub-cell');
+    expectSame(
+      await run(true, c.Xl, c.yl, Xu, Xe, 26, {}, undefined, 'chebyshev'),
+      d,
+      'letter sub-cell chebyshev',
+    );
     console.log(
       `letter sub-cell: n_iter ${d.nIter} (converged ${d.converged}), fast ${JSON.stringify(f.info)}`,
     );
-  }, 300_000);
+  }, 900_000);
 
   it('symSquare equals A·A for a symmetric A (odd size, remainder rows and columns)', async () => {
     const m = 13;
