@@ -9,7 +9,12 @@ import { expandPlan, type RunPlanSpec } from '../../../src/lib/suite/plan.ts';
 import { presetPlan, validatePlan } from '../../../src/lib/suite/presets.ts';
 import { runCell, type RunCellContext } from '../../../src/lib/suite/runCell.ts';
 import { parseCellResult, parseRun, type CellResult } from '../../../src/lib/suite/schema.ts';
-import { formatSubsample, parseSubsample, subsampleProblems } from '../../../src/lib/suite/subsamplePlan.ts';
+import {
+  describeSubsample,
+  formatSubsample,
+  parseSubsample,
+  subsampleProblems,
+} from '../../../src/lib/suite/subsamplePlan.ts';
 import { loadEmbedded } from '../helpers/datasets.ts';
 import { validRun } from '../schema/fixtures.ts';
 import { decodeRunLink, encodeRunLink } from '../../../src/lib/share/permalink.ts';
@@ -137,6 +142,10 @@ describe('subsample text (CLI --subsample, URL sub=)', () => {
     expect(formatSubsample(mixed, ':')).toBe('test:10,graph:5,graph.seed:3');
     expect(parseSubsample(formatSubsample(mixed))).toEqual(mixed);
     expect(parseSubsample('')).toBeUndefined();
+    expect(describeSubsample(spec)).toBe(
+      'test ≤ 2,000 (seed +7), unlabeled ≤ 5,000 (seed +7), graph ≤ 3,000 (seed +7)',
+    );
+    expect(describeSubsample(undefined)).toBe('');
   });
 
   it.each([
