@@ -2,7 +2,8 @@
  * RBF affinity code shared by LabelPropagation and LabelSpreading (PROTOCOL.md §7.1).
  *
  * Two implementations of the same maths:
- * - float64, plain JS, dense n×n graph: the protocol's preferred precision, used up to 4 096 rows;
+ * - float64, plain JS, dense n×n graph: the protocol's preferred precision, used up to 4 096 rows
+ *   (LabelPropagation's exact fast path: up to 10 240, graphBase.ts `float64FastMaxRows`);
  * - float32 on the tfjs backend, in row blocks of B×n (never an n×n tensor in one buffer), for the
  *   large graphs of letter (≈10 000 rows in `feature`). The blocks the products need are cached on
  *   the backend when they fit `cacheBytes`, otherwise recomputed from squared distances every

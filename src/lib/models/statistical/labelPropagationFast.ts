@@ -360,9 +360,12 @@ export async function propagateAffine(input: AffineLpInput): Promise<AffineLpRes
   if (a >= maxIter) return result(z, maxIter, false);
 
   const costs = affineCosts(m, k, maxIter - a);
+  // The leaps hold S, the current power and its square (and a copy for the kernels): past the
+  // memory budget only the series fits.
+  const leapsFit = 4 * m * m * 8 <= (input.powerBudgetBytes ?? 512 * 1024 * 1024);
   const method =
     input.method === 'auto' || !input.method
-      ? costs.chebyshev < costs.leaps
+      ? costs.chebyshev < costs.leaps || !leapsFit
         ? 'chebyshev'
         : 'leaps'
       : input.method;

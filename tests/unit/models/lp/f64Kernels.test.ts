@@ -127,3 +127,34 @@ describe('f64Kernels (WebAssembly SIMD)', () => {
     expect(committed).toBe(await buildKernelsModule());
   });
 });
+
+describe('graph precision by path', () => {
+  it('LabelPropagation stays float64 up to float64FastMaxRows on the exact fast path; LS and the direct loop switch at float64MaxRows', async () => {
+    const { LabelPropagation } = await import('../../../../src/lib/models/statistical/labelPropagation.ts');
+    const { LabelSpreading } = await import('../../../../src/lib/models/statistical/labelSpreading.ts');
+    const rng = mt(11);
+    const d = 2;
+    const Xl = { data: Float32Array.from([0, 0, 3, 3]), rows: 2, cols: d };
+    const yl = Int32Array.from([0, 1]);
+    const Xu = { data: Float32Array.from({ length: 58 * d }, () => 3 * rng.random()), rows: 58, cols: d };
+    const compute = { float64MaxRows: 40, float64FastMaxRows: 100 };
+    const precisionOf = async (
+      model: InstanceType<typeof LabelPropagation> | InstanceType<typeof LabelSpreading>,
+    ) => {
+      await model.fit(Xl, yl, Xu, 2, { rng: mt(0) });
+      const info = model.info();
+      model.dispose();
+      return [info.floatPrecision, info.lpPath];
+    };
+    expect(await precisionOf(new LabelPropagation({}, compute))).toEqual(['float64', 'affine']);
+    expect(await precisionOf(new LabelPropagation({}, { ...compute, fastPropagation: false }))).toEqual([
+      'float32',
+      undefined,
+    ]);
+    expect(await precisionOf(new LabelSpreading({}, compute))).toEqual(['float32', undefined]);
+    expect(await precisionOf(new LabelPropagation({}, { ...compute, float64FastMaxRows: 50 }))).toEqual([
+      'float32',
+      undefined,
+    ]);
+  });
+});
