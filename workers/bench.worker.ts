@@ -18,6 +18,8 @@ import {
 import { loadDatasetWithReport } from '../src/lib/data/index.ts';
 import { describeAdapter } from '../src/lib/env/device.ts';
 import { getAlgorithm } from '../src/lib/models/catalogue.ts';
+import type { Progress } from '../src/lib/models/estimator.ts';
+import { TrainingBatch, trainingEventOf, type TimedTrainingEvent } from '../src/lib/charts/trainingFeed.ts';
 import type { CellSpec, RunPlanSpec } from '../src/lib/suite/plan.ts';
 import { runCell as runCellCore, type CellEnv } from '../src/lib/suite/runCell.ts';
 import type { CellResult } from '../src/lib/suite/schema.ts';
@@ -37,6 +39,12 @@ export interface CellProgress {
   key: string;
   fraction: number;
   message?: string;
+  /**
+   * A deep fit's training events since the last post (step, losses, mask rate; worker clock),
+   * at most TrainingBatch's capacity: the trainer reports every `progressEvery` steps and the
+   * posts stay throttled, so this adds no message and no read-back of its own.
+   */
+  training?: TimedTrainingEvent[];
 }
 
 interface LoadedDataset {
@@ -138,11 +146,28 @@ const api = {
     const ac = new AbortController();
     controller = ac;
     let lastPost = -Infinity;
-    const progress = (fraction: number, message?: string) => {
-      const now = performance.now();
-      if (!onProgress || now - lastPost < PROGRESS_EVERY_MS) return;
+    let lastFraction = 0;
+    let lastMessage: string | undefined;
+    const training = new TrainingBatch();
+    const post = (now: number) => {
       lastPost = now;
-      void onProgress({ runId, key: cell.key, fraction, message });
+      const events = training.take();
+      void onProgress?.({
+        runId,
+        key: cell.key,
+        fraction: lastFraction,
+        message: lastMessage,
+        ...(events ? { training: events } : {}),
+      });
+    };
+    const progress = (fraction: number, message?: string, event?: Progress) => {
+      if (!onProgress) return;
+      const now = performance.now();
+      lastFraction = fraction;
+      lastMessage = message;
+      const te = event ? trainingEventOf(event, now) : null;
+      if (te) training.push(te);
+      if (now - lastPost >= PROGRESS_EVERY_MS) post(now);
     };
     try {
       progress(0, `loading ${cell.dataset}`);
@@ -157,6 +182,8 @@ const api = {
         onProgress: progress,
         liveTensors: () => tf.memory().numTensors,
       });
+      // The last steps' events (held back by the throttle): the counter ends at n of n.
+      if (training.size) post(performance.now());
       // A fit that failed on WebGPU may have failed because the device went away; its loss is
       // reported a moment later, so give it one tick before trusting the record.
       if (watchingGpu && result.outcome.status === 'failed' && !gpuLost) await sleep(100);

@@ -20,8 +20,10 @@ import {
   RunExecutor,
   type ExecutedCell,
   type Lane,
+  type LaneProgress,
   type ResourceKind,
 } from '../src/lib/suite/executor.ts';
+import type { TimedTrainingEvent } from '../src/lib/charts/trainingFeed.ts';
 import { expandPlan, fitCells, type CellSpec, type RunPlanSpec } from '../src/lib/suite/plan.ts';
 import type { ProgressSnapshot } from '../src/lib/suite/scheduler.ts';
 import type { RunStatus, RunStore, StoredCell, StoredRun } from '../src/lib/suite/runStore.ts';
@@ -49,6 +51,8 @@ export interface PoolHooks {
   onBackend?(index: number, report: BackendReport): void;
   /** Something the user should read (a dataset that could not load, dropped records, a pause). */
   onNotice?(text: string): void;
+  /** A deep fit's training events on worker `index` (batched with the throttled progress posts). */
+  onTraining?(index: number, cell: string, events: readonly TimedTrainingEvent[]): void;
 }
 
 export interface PoolOptions {
@@ -151,11 +155,11 @@ class WorkerLane implements Lane {
     this.slot = await this.pool.spawn(this.index, pref, this.hooks);
   }
 
-  async run(cell: CellSpec, onProgress: (fraction: number, message?: string) => void): Promise<CellResult> {
+  async run(cell: CellSpec, onProgress: LaneProgress): Promise<CellResult> {
     const slot = this.slot;
     if (!slot) throw new CrashError(`worker ${this.index + 1} is not running`);
     const listener = proxy((p: CellProgress) => {
-      if (p.runId === this.runId && p.key === cell.key) onProgress(p.fraction, p.message);
+      if (p.runId === this.runId && p.key === cell.key) onProgress(p.fraction, p.message, p.training);
     });
     return slot.call(slot.remote.runCell(cell, this.plan, this.runId, listener));
   }
@@ -348,6 +352,7 @@ export class BenchPool {
         onStored: (batch: ExecutedCell[]) => hooks.onStored?.(batch.map((c) => ({ runId: run.id, ...c }))),
         onLane: (v) => hooks.onWorker?.({ ...v, backend: v.backend as BackendName | null }),
         onNotice: (text) => hooks.onNotice?.(text),
+        onTraining: (index, cell, events) => hooks.onTraining?.(index, cell, events),
       });
       const unavailable = Object.keys(outcome.unavailable).length ? outcome.unavailable : undefined;
       if (outcome.status === 'cancelled') return { status: 'cancelled', unavailable };

@@ -162,7 +162,8 @@ class InProcessLane implements Lane {
         isoTime: () => new Date().toISOString(),
         env: this.env,
         signal: ac.signal,
-        onProgress,
+        // Fraction and message only: the CLI draws no training curves.
+        onProgress: (fraction, message) => onProgress(fraction, message),
         liveTensors,
       });
     } finally {

@@ -4,6 +4,8 @@
  * the user looks at another page. UI updates are batched: at most one flush per FLUSH_MS.
  */
 import { BenchPool, type WorkerView } from '../../workers/pool.ts';
+import { LiveTraining, type LiveFitView } from '../lib/charts/trainingFeed.ts';
+import type { BackendReport } from '../lib/env/device.ts';
 import { isBaselineAlgorithm } from '../lib/models/catalogue.ts';
 import type { RunPlanSpec } from '../lib/suite/plan.ts';
 import type { ProtocolMode } from '../lib/types.ts';
@@ -135,6 +137,12 @@ export class RunState {
   savedAtStart = $state(0);
   /** Seconds from Start (or Resume) to the last cell, for the finished run. */
   wallSeconds = $state<number | null>(null);
+  /**
+   * The deep fits training now (one per worker at most; a worker's last finished fit until its
+   * next one), most recent first, with the backend each worker runs on and why. Replaced whole
+   * at each flush; empty when no run is going.
+   */
+  training = $state.raw<LiveFitView[]>([]);
 
   /** Protocol mode of a custom plan (presets are `rsb`, the paper's code path). */
   mode = $state<ProtocolMode>('rsb');
@@ -175,6 +183,9 @@ export class RunState {
   #sliceTimer: ReturnType<typeof setTimeout> | null = null;
   #pendingViews = new Map<number, WorkerView>();
   #views: WorkerView[] = [];
+  #live = new LiveTraining();
+  /** Each worker's backend report (from its init), for the training view. */
+  #laneBackends = new Map<number, BackendReport>();
   #timer: ReturnType<typeof setInterval> | null = null;
   /** Releases this tab's lock on the run it executes. */
   #unlock: (() => void) | null = null;
@@ -331,6 +342,9 @@ export class RunState {
     this.#sliceTimer = null;
     this.#pendingViews.clear();
     this.#views = [];
+    this.#live.clear();
+    this.#laneBackends.clear();
+    this.training = [];
   }
 
   async #execute(run: StoredRun): Promise<void> {
@@ -355,7 +369,13 @@ export class RunState {
             .map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
           if (missing.length) this.failures = this.failures.concat(missing);
         },
-        onWorker: (view) => this.#pendingViews.set(view.index, view),
+        onWorker: (view) => {
+          this.#pendingViews.set(view.index, view);
+          // In order, not batched: a lane's next cell must close its last fit before new events land.
+          this.#live.lane(view.index, view.phase, view.cell);
+        },
+        onBackend: (index, report) => this.#laneBackends.set(index, report),
+        onTraining: (index, cell, events) => this.#live.add(index, cell, events),
         onNotice: (text) => {
           this.notices = [...this.notices, text];
         },
@@ -378,6 +398,10 @@ export class RunState {
       this.#timer = null;
       this.#flush(true);
       this.#pool = null;
+      // The live logs end with the run (the lanes are stopped); the records are in the results.
+      this.#live.clear();
+      this.#laneBackends.clear();
+      this.training = [];
       this.#releaseLock();
     }
   }
@@ -418,6 +442,12 @@ export class RunState {
       for (const [i, v] of this.#pendingViews) this.#views[i] = v;
       this.#pendingViews.clear();
       this.workerViews = [...this.#views];
+    }
+    if (this.#live.takeChanged()) {
+      this.training = this.#live.fits.map((f) => {
+        const r = this.#laneBackends.get(f.lane);
+        return { ...f, backend: r?.backend ?? null, backendReason: r?.reason ?? null };
+      });
     }
     const snap = this.#pool?.snapshot();
     if (snap) this.progress = snap;

@@ -18,6 +18,7 @@
  * Pure orchestration: no workers, storage or timers of its own (all injected), so Node tests pin
  * every rule down.
  */
+import type { TimedTrainingEvent } from '../charts/trainingFeed.ts';
 import type { CellSpec } from './plan.ts';
 import { deriveBaselineCell } from './runCell.ts';
 import { Scheduler, type ProgressSnapshot } from './scheduler.ts';
@@ -46,14 +47,23 @@ export interface Lane {
   readonly backend: string | null;
   /** Whether a hung fit can be stopped from outside (a worker can be terminated; the CLI's own thread cannot). */
   readonly restartable: boolean;
-  /** Runs one fit. Throws AbortError when cancelled, a crash (see isCrash) when the lane died. */
-  run(cell: CellSpec, onProgress: (fraction: number, message?: string) => void): Promise<CellResult>;
+  /**
+   * Runs one fit. Throws AbortError when cancelled, a crash (see isCrash) when the lane died.
+   * `training`: a deep fit's step events since the last call (bounded, throttled by the lane).
+   */
+  run(cell: CellSpec, onProgress: LaneProgress): Promise<CellResult>;
   /** Replaces the lane's worker, on `backend` (null: the lane's default). */
   restart(backend: string | null, reason: string): Promise<void>;
   /** Aborts the running fit. */
   cancel(): void;
   close(): Promise<void>;
 }
+
+export type LaneProgress = (
+  fraction: number,
+  message?: string,
+  training?: readonly TimedTrainingEvent[],
+) => void;
 
 export interface ExecutorHooks {
   /** Records just stored (a fit and its derived cells, or a dataset's "not run" cells). */
@@ -62,6 +72,8 @@ export interface ExecutorHooks {
   onLane?(view: LaneView): void;
   /** A notice for the user (a dataset that could not load, a dropped record, a pause). */
   onNotice?(text: string): void;
+  /** A deep fit's training events (after the lane's busy view of `cell`); nothing is kept here. */
+  onTraining?(lane: number, cell: string, events: readonly TimedTrainingEvent[]): void;
 }
 
 export type LanePhase = 'idle' | 'busy' | 'restarting' | 'stopped';
@@ -314,9 +326,16 @@ export class RunExecutor {
           const attempt = scheduler.attempt(cell.key);
           view({ phase: 'busy', cell: cell.key, attempt });
           try {
-            const result = await this.#runWatched(lane, cell, (fraction, message) =>
-              view({ phase: 'busy', cell: cell.key, attempt, fraction, message: message ?? null }),
-            );
+            // Progress travels on its own channel and may land after the result: a late post
+            // still brings its training events, but no longer marks the lane busy.
+            let returned = false;
+            const result = await this.#runWatched(lane, cell, (fraction, message, training) => {
+              if (!returned)
+                view({ phase: 'busy', cell: cell.key, attempt, fraction, message: message ?? null });
+              if (training?.length) hooks.onTraining?.(lane.index, cell.key, training);
+            }).finally(() => {
+              returned = true;
+            });
             let checked: CellResult;
             try {
               checked = this.#o.validate ? this.#o.validate(result) : result;
@@ -382,11 +401,7 @@ export class RunExecutor {
   }
 
   /** Runs a fit; a restartable lane that stays silent too long is failed with WatchdogTimeout. */
-  #runWatched(
-    lane: Lane,
-    cell: CellSpec,
-    onProgress: (fraction: number, message?: string) => void,
-  ): Promise<CellResult> {
+  #runWatched(lane: Lane, cell: CellSpec, onProgress: LaneProgress): Promise<CellResult> {
     const wd = this.#o.watchdog;
     if (!wd || !lane.restartable) return lane.run(cell, onProgress);
     const expected = this.scheduler.costOf(cell.key) * (this.#o.msPerUnit ?? 0);
@@ -408,9 +423,9 @@ export class RunExecutor {
       };
       arm();
       lane
-        .run(cell, (f, m) => {
+        .run(cell, (f, m, training) => {
           if (!settled) arm();
-          onProgress(f, m);
+          onProgress(f, m, training);
         })
         .then(
           (r) => {
