@@ -16,6 +16,10 @@ export interface TrainingChartOptions {
   total?: number;
   /** Names drawn on the right-hand [0, 1] axis. Default: names containing "mask" or "rate". */
   fractions?: readonly string[];
+  /** Names not drawn (e.g. the learning rate: the text alternative lists it). */
+  hide?: readonly string[];
+  /** The legend's name of a series. Default: `trainingLabel`. */
+  label?: (name: string) => string;
   title?: string;
   width?: number;
   height?: number;
@@ -31,6 +35,17 @@ export const trainingDefaults = {
 } as const;
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
+
+const LABELS: Readonly<Record<string, string>> = {
+  lr: 'learning rate',
+  ramp: 'warm-up ramp',
+  maskRate: 'mask rate',
+};
+
+/** Plain words for a series name: known names, else camelCase split ("maskRate" → "mask rate"). */
+export function trainingLabel(name: string): string {
+  return LABELS[name] ?? name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}
 
 function isFraction(name: string, fractions: readonly string[] | undefined): boolean {
   return fractions ? fractions.includes(name) : /mask|rate/i.test(name);
@@ -60,7 +75,9 @@ export function trainingChart(
       .attr('font-weight', 600)
       .text(options.title);
 
-  const names = [...new Set(points.flatMap((p) => Object.keys(p.values)))];
+  const hidden = new Set(options.hide ?? []);
+  const label = options.label ?? trainingLabel;
+  const names = [...new Set(points.flatMap((p) => Object.keys(p.values)))].filter((n) => !hidden.has(n));
   const losses = names.filter((n) => !isFraction(n, options.fractions));
   const rates = names.filter((n) => isFraction(n, options.fractions));
   const lastStep = points.length ? points[points.length - 1].step : 0;
@@ -136,11 +153,12 @@ export function trainingChart(
     .append('g')
     .attr('class', 'legend')
     .attr('transform', `translate(${m.left},${height - 12})`);
+  // Items side by side, each as wide as its text (about 6.2 px a character at 11 px).
+  let at = 0;
   series.forEach((s, i) => {
-    const g = legend
-      .append('g')
-      .attr('class', 'legend-item')
-      .attr('transform', `translate(${i * 110},0)`);
+    const text = s.dashed ? `${label(s.n)} (right)` : label(s.n);
+    const g = legend.append('g').attr('class', 'legend-item').attr('transform', `translate(${at},0)`);
+    at += 34 + 6.2 * text.length;
     g.append('line')
       .attr('x1', 0)
       .attr('x2', 16)
@@ -149,10 +167,7 @@ export function trainingChart(
       .attr('stroke', color(i))
       .attr('stroke-width', 2)
       .attr('stroke-dasharray', s.dashed ? '5 3' : null);
-    g.append('text')
-      .attr('x', 20)
-      .attr('y', 0)
-      .text(s.dashed ? `${s.n} (right)` : s.n);
+    g.append('text').attr('x', 20).attr('y', 0).text(text);
   });
   if (points.length === 0) {
     svg

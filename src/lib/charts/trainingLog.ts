@@ -30,6 +30,7 @@ export class TrainingLog {
   #total = 0;
   #times: { step: number; ms: number }[] = [];
   #names = new Set<string>();
+  #scalarNames = new Set<string>();
 
   constructor(capacity = 400) {
     if (!Number.isInteger(capacity) || capacity < 8)
@@ -43,6 +44,7 @@ export class TrainingLog {
     for (const [k, v] of Object.entries(event.losses)) values[k] = v;
     for (const [k, v] of Object.entries(event.scalars ?? {})) values[k] = v;
     for (const k of Object.keys(values)) this.#names.add(k);
+    for (const k of Object.keys(event.scalars ?? {})) this.#scalarNames.add(k);
     const point = { step: event.step, values };
     this.#latest = point;
     this.#total = event.total;
@@ -67,6 +69,11 @@ export class TrainingLog {
 
   get names(): string[] {
     return [...this.#names];
+  }
+
+  /** The names that came as free scalars (not loss terms). */
+  get scalarNames(): string[] {
+    return [...this.#scalarNames];
   }
 
   get step(): number {
