@@ -5,9 +5,12 @@
  * show the deep algorithms like any other. Real headless Chromium on WASM, a small deep plan from
  * a link (one dataset, the FT-Transformer baseline and FixMatch, few steps).
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
-const STEPS = 150;
+const STEPS = 60;
 const PLAN =
   '#/run?v=1&backend=wasm&preset=custom&ds=iris&set=label&labels=5&alg=ftt,fixmatch&seeds=0&t=0,0.4' +
   `&opt=ftt.steps:${STEPS},fixmatch.steps:${STEPS}`;
@@ -41,12 +44,16 @@ async function sample(page: Page): Promise<Sample | null> {
   });
 }
 
-test('a deep plan shows its live training curves, then the usual charts and table', async ({ page }) => {
+test('a deep plan shows its live training curves, then the usual charts, table, link and exports', async ({
+  page,
+  browser,
+}) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`/${PLAN}`);
   await expect(page.getByTestId('run-linked-plan')).toContainText('Check it, then press Start');
-  await page.getByTestId('run-workers').fill('1');
+  // Two workers: two deep fits train at once, so the view offers a choice of worker.
+  await page.getByTestId('run-workers').fill('2');
   await page.getByTestId('run-start').click();
 
   // The view appears with a curve, and its step counter advances within one fit.
@@ -64,6 +71,16 @@ test('a deep plan shows its live training curves, then the usual charts and tabl
       { timeout: 90_000, intervals: [150] },
     )
     .toBe(true);
+  // Both workers train: one button per worker; picking the other one shows its fit.
+  const picks = page.getByTestId('training-pick');
+  await expect(picks).toHaveCount(2, { timeout: 60_000 });
+  const shownLane = await page.getByTestId('training-fit').getAttribute('data-lane');
+  const otherLane = await picks.and(page.locator('[aria-pressed="false"]')).getAttribute('data-lane');
+  expect(otherLane).not.toBe(shownLane);
+  const pick = page.locator(`[data-testid="training-pick"][data-lane="${otherLane}"]`);
+  await pick.click();
+  await expect(pick).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('training-fit')).toHaveAttribute('data-lane', otherLane!);
   const seen = samples.filter((s) => s.step > 0);
   expect(seen.length).toBeGreaterThan(1);
   for (const s of seen) {
@@ -80,7 +97,9 @@ test('a deep plan shows its live training curves, then the usual charts and tabl
   const fix = seen.filter((s) => s.cell?.includes('|fixmatch|'));
   expect(fix.length).toBeGreaterThan(0);
   expect(fix[fix.length - 1].latest).toMatch(
-    /^At step \d+ of 150: supervised loss [\d.e+-]+, unsupervised loss [\d.e+-]+, .*mask rate \d+%/,
+    new RegExp(
+      `^At step \\d+ of ${STEPS}: supervised loss [\\d.e+-]+, unsupervised loss [\\d.e+-]+, .*mask rate \\d+%`,
+    ),
   );
   await expect(page.locator('[data-testid="training-fit"] svg')).toHaveAttribute(
     'aria-describedby',
@@ -92,7 +111,9 @@ test('a deep plan shows its live training curves, then the usual charts and tabl
   await expect(page.getByTestId('training-view')).toHaveCount(0);
   const wall = Number(await page.getByTestId('run-wall').getAttribute('data-seconds'));
   const rates = seen.map((s) => /([\d.]+) steps\/s/.exec(s.meta)?.[1]).filter(Boolean);
-  console.log(`deep-live: 3 fits × ${STEPS} steps, run wall ${wall.toFixed(1)} s; steps/s seen: ${rates.join(' ')}`);
+  console.log(
+    `deep-live: 3 fits × ${STEPS} steps, run wall ${wall.toFixed(1)} s; steps/s seen: ${rates.join(' ')}`,
+  );
   const view = page.getByTestId('results-view');
   await expect(view).toBeVisible();
   for (const id of ['ftt', 'fixmatch'])
@@ -106,6 +127,51 @@ test('a deep plan shows its live training curves, then the usual charts and tabl
       .evaluateAll((tds) => tds.map((td) => td.getAttribute('data-mean')).filter((m) => m !== ''));
     expect(means.length).toBeGreaterThan(0);
     for (const m of means) expect(Number(m)).toBeGreaterThan(0);
+  }
+
+  // Results page: the same RAC charts, permalink and exports as the statistical family.
+  await page.getByTestId('run-open-results').click();
+  await expect(page.getByTestId('results-shown')).toHaveAttribute('data-run-id', /.+/);
+  await expect(page.locator('svg.rac-chart').first()).toBeVisible();
+  const table = page.getByTestId('metrics-table').or(page.getByTestId('results-table')).first();
+  const numbers = await table.innerText();
+  expect(numbers).toContain('FixMatch');
+  await page.getByTestId('share-button').click();
+  const url = await page.getByTestId('permalink-input').inputValue();
+  expect(url).toMatch(/#\/results\?v=1&.*&r=1\./);
+  const fresh = await browser.newContext();
+  const otherPage = await fresh.newPage();
+  await otherPage.goto(url);
+  await expect(otherPage.getByTestId('results-shown')).toBeVisible();
+  const otherTable = otherPage
+    .getByTestId('metrics-table')
+    .or(otherPage.getByTestId('results-table'))
+    .first();
+  await expect(otherTable).toBeVisible();
+  expect(await otherTable.innerText()).toBe(numbers);
+  // "Re-run this plan" keeps the deep algorithms and their options.
+  await expect(otherPage.getByTestId('rerun-plan')).toHaveAttribute('href', /alg=ftt,fixmatch/);
+  await expect(otherPage.getByTestId('rerun-plan')).toHaveAttribute(
+    'href',
+    new RegExp(`fixmatch\\.steps:${STEPS}`),
+  );
+  await fresh.close();
+  await page.keyboard.press('Escape');
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-csv').click()]);
+  const csvPath = join(mkdtempSync(join(tmpdir(), 'rac-deep-')), 'export.csv');
+  await csv.saveAs(csvPath);
+  const rows = readFileSync(csvPath, 'utf8').trim().split('\r\n');
+  const head = rows[0].split(',');
+  const fixRows = rows
+    .slice(1)
+    .map((r) => r.split(','))
+    .filter((r) => r[head.indexOf('algorithm')] === 'fixmatch');
+  // FixMatch: 1 seed × t 0 and 0.4; family deep, status ok, an accuracy.
+  expect(fixRows).toHaveLength(2);
+  for (const r of fixRows) {
+    expect(r[head.indexOf('family')]).toBe('deep');
+    expect(r[head.indexOf('status')]).toBe('ok');
+    expect(Number(r[head.indexOf('accuracy')])).toBeGreaterThan(0);
   }
   expect(errors).toEqual([]);
 });
