@@ -12,6 +12,7 @@ test('classroom-deep end to end in the page: wall time, live view, every cell ok
   test.setTimeout(900_000);
   await page.goto('/#/run?v=1&backend=wasm&preset=classroom-deep');
   await expect(page.getByTestId('run-preset')).toHaveValue('classroom-deep');
+  const estimate = await page.getByTestId('preflight-estimate').getAttribute('data-seconds');
   const t0 = Date.now();
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('training-view')).toBeVisible({ timeout: 120_000 });
@@ -27,7 +28,8 @@ test('classroom-deep end to end in the page: wall time, live view, every cell ok
   const workers = await page.getByTestId('run-worker').count();
   console.log(
     `classroom-deep: ${done} cells (${failed} failed) on ${workers} workers; wall ${wall.toFixed(1)} s from Start ` +
-      `(in-page ${inPage.toFixed(1)} s); first training curve after ${firstCurve.toFixed(1)} s`,
+      `(in-page ${inPage.toFixed(1)} s); first training curve after ${firstCurve.toFixed(1)} s; ` +
+      `pre-start estimate ${Number(estimate).toFixed(0)} s`,
   );
   expect(Number(failed)).toBe(0);
   await expect(page.getByTestId('results-view')).toBeVisible();

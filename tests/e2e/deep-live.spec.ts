@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
-const STEPS = 60;
-/** One dataset, the FT-Transformer baseline and FixMatch on the tiny network: 3 fits of 60 steps. */
+const STEPS = 120;
+/** One dataset, the FT-Transformer baseline and FixMatch on the tiny network: 3 fits of 120 steps. */
 const PLAN =
   '#/run?v=1&backend=wasm&preset=custom&ds=iris&set=label&labels=5&alg=ftt,fixmatch&seeds=0&t=0,0.4' +
   ['ftt', 'fixmatch']
