@@ -29,6 +29,8 @@ Commands:
       [--subsample test=N,unlabeled=N,graph=N[,seed=S]]  PROTOCOL.md §9 pool caps (never paper)
   merge FILE... --out FILE
       Join shard result files into one run.
+  estimate --preset ID | selector flags [--shards N] [--data-dir DIR] [--json]
+      The plan's expected time on this machine, per algorithm × dataset (cost model + calibration).
   published FILE [--panels]
       Compare a run with the original's published tables (Robust-SSL-Benchmark): per algorithm,
       points within noise (max(2·std, 2 pts)), exact points, mean signed difference.
@@ -86,6 +88,16 @@ Compare a run with the original's published tables (Robust-SSL-Benchmark): per a
 many points are within noise (|Δ| ≤ max(2·std, 2 pts)), how many are exact, and the mean difference.
   --panels  also one line per panel × algorithm with the points that differ
 `,
+  estimate: `Usage: rac-bench estimate --preset ID [selector flags narrow it] [--shards N] [--data-dir DIR] [--json]
+       rac-bench estimate --dataset IDS --setting ... --algorithms ... (a custom plan, flags as for run)
+
+The plan's expected time on this machine before running it: per algorithm × dataset the fits,
+the time per fit, the longest fit and the total, from the cost model calibrated on this device
+(a short micro-benchmark). Fits use the real split's rows when the dataset can be read (letter:
+pass --data-dir), else the registry's rough shape.
+  --shards N    also the wall time of N \`rac-bench run --shard i/N\` processes in parallel
+  --json        the table as JSON
+`,
   merge: `Usage: rac-bench merge FILE... --out FILE
 
 Join shard result files (rac-bench run --shard) into one run; refuses files of different plans.
@@ -121,6 +133,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'merge': {
         const { mergeCommand } = await import('./mergeCommand.ts');
         return await mergeCommand(rest);
+      }
+      case 'estimate': {
+        const { estimateCommand } = await import('./estimateCommand.ts');
+        return await estimateCommand(rest);
       }
       case 'published': {
         const { publishedCommand } = await import('./publishedCommand.ts');

@@ -210,36 +210,67 @@ export function solveSmo(
     }
   };
 
-  // WSS 2; returns false when optimal (libsvm's select_working_set returning 1).
+  // WSS 2 in two passes. The first (i = argmax over I_up of −y_i G_i, last of equal values) is
+  // fused into the previous iteration's gradient update, which visits the same positions in the
+  // same order with the same comparisons; it runs on its own only after shrinking or a gradient
+  // reconstruction (`gmaxFresh` false). That saves one of the three O(active) passes per iteration.
+  let Gmax = -Infinity;
+  let GmaxIdx = -1;
+  let gmaxFresh = false;
+  const firstPass = (): void => {
+    const n = activeSize;
+    let gm = -Infinity;
+    let gi = -1;
+    for (let t = 0; t < n; t++) {
+      if (y[t] === 1) {
+        if (status[t] !== UPPER && -G[t] >= gm) {
+          gm = -G[t];
+          gi = t;
+        }
+      } else if (status[t] !== LOWER && G[t] >= gm) {
+        gm = G[t];
+        gi = t;
+      }
+    }
+    Gmax = gm;
+    GmaxIdx = gi;
+  };
+
+  // Returns false when optimal (libsvm's select_working_set returning 1).
   let outI = -1;
   let outJ = -1;
   const selectWorkingSet = (): boolean => {
-    let Gmax = -Infinity;
+    if (!gmaxFresh) firstPass();
+    gmaxFresh = false;
+    const gmax = Gmax;
     let Gmax2 = -Infinity;
-    let GmaxIdx = -1;
     let GminIdx = -1;
     let objDiffMin = Infinity;
-    for (let t = 0; t < activeSize; t++) {
-      if (y[t] === 1) {
-        if (status[t] !== UPPER && -G[t] >= Gmax) {
-          Gmax = -G[t];
-          GmaxIdx = t;
-        }
-      } else if (status[t] !== LOWER && G[t] >= Gmax) {
-        Gmax = G[t];
-        GmaxIdx = t;
-      }
-    }
     const i = GmaxIdx;
-    const Ki = i !== -1 ? kernel.row(perm[i]) : null;
-    for (let j = 0; j < activeSize; j++) {
-      if (y[j] === 1) {
-        if (status[j] !== LOWER) {
-          const gradDiff = Gmax + G[j];
-          if (G[j] >= Gmax2) Gmax2 = G[j];
+    const n = activeSize;
+    if (i !== -1) {
+      const Ki = kernel.row(perm[i]);
+      for (let j = 0; j < n; j++) {
+        const Gj = G[j];
+        if (y[j] === 1) {
+          if (status[j] !== LOWER) {
+            const gradDiff = gmax + Gj;
+            if (Gj >= Gmax2) Gmax2 = Gj;
+            if (gradDiff > 0) {
+              // QD_i + QD_j − 2 y_i Q_ij = 2 − 2 K_ij for the RBF kernel (K_ii = 1).
+              const quad = 2 - 2 * Ki[perm[j]];
+              const objDiff = -(gradDiff * gradDiff) / (quad > 0 ? quad : TAU);
+              if (objDiff <= objDiffMin) {
+                GminIdx = j;
+                objDiffMin = objDiff;
+              }
+            }
+          }
+        } else if (status[j] !== UPPER) {
+          const gradDiff = gmax - Gj;
+          if (-Gj >= Gmax2) Gmax2 = -Gj;
           if (gradDiff > 0) {
-            // QD_i + QD_j − 2 y_i Q_ij = 2 − 2 K_ij for the RBF kernel (K_ii = 1).
-            const quad = 2 - 2 * Ki![perm[j]];
+            const quad = 2 - 2 * Ki[perm[j]];
             const objDiff = -(gradDiff * gradDiff) / (quad > 0 ? quad : TAU);
             if (objDiff <= objDiffMin) {
               GminIdx = j;
@@ -247,21 +278,17 @@ export function solveSmo(
             }
           }
         }
-      } else if (status[j] !== UPPER) {
-        const gradDiff = Gmax - G[j];
-        if (-G[j] >= Gmax2) Gmax2 = -G[j];
-        if (gradDiff > 0) {
-          const quad = 2 - 2 * Ki![perm[j]];
-          const objDiff = -(gradDiff * gradDiff) / (quad > 0 ? quad : TAU);
-          if (objDiff <= objDiffMin) {
-            GminIdx = j;
-            objDiffMin = objDiff;
-          }
-        }
+      }
+    } else {
+      // No i: Gmax2 only, for the stopping test (libsvm reads it the same way).
+      for (let j = 0; j < n; j++) {
+        if (y[j] === 1) {
+          if (status[j] !== LOWER && G[j] >= Gmax2) Gmax2 = G[j];
+        } else if (status[j] !== UPPER && -G[j] >= Gmax2) Gmax2 = -G[j];
       }
     }
-    if (Gmax + Gmax2 < eps || GminIdx === -1) return false;
-    outI = GmaxIdx;
+    if (gmax + Gmax2 < eps || GminIdx === -1) return false;
+    outI = i;
     outJ = GminIdx;
     return true;
   };
@@ -273,7 +300,10 @@ export function solveSmo(
     if (opts.onChunk && iter > 0 && iter % chunk === 0) opts.onChunk(iter);
     if (--counter === 0) {
       counter = Math.min(l, 1000);
-      if (shrinking) doShrinking();
+      if (shrinking) {
+        doShrinking();
+        gmaxFresh = false;
+      }
     }
     if (!selectWorkingSet()) {
       reconstructGradient();
@@ -347,23 +377,54 @@ export function solveSmo(
         alpha[j] = sum;
       }
     }
-    // G_k += Q_ki Δα_i + Q_kj Δα_j over the active set, Q_ki = y_k y_i K_ki.
-    const dAi = (alpha[i] - oldAi) * yi;
-    const dAj = (alpha[j] - oldAj) * yj;
-    for (let k = 0; k < activeSize; k++) {
-      const pk = perm[k];
-      G[k] += y[k] * (Ki[pk] * dAi + Kj[pk] * dAj);
-    }
-    // alpha_status and G_bar.
+    // alpha_status first (it does not depend on G), so that the gradient pass below can also
+    // find the next iteration's Gmax.
     const ui = status[i] === UPPER;
     const uj = status[j] === UPPER;
     updateStatus(i);
     updateStatus(j);
-    if (ui !== (status[i] === UPPER)) {
+    // G_k += Q_ki Δα_i + Q_kj Δα_j over the active set, Q_ki = y_k y_i K_ki; fused with WSS's
+    // first pass over the updated G.
+    const dAi = (alpha[i] - oldAi) * yi;
+    const dAj = (alpha[j] - oldAj) * yj;
+    {
+      const n = activeSize;
+      let gm = -Infinity;
+      let gi = -1;
+      for (let k = 0; k < n; k++) {
+        const pk = perm[k];
+        const g = G[k] + y[k] * (Ki[pk] * dAi + Kj[pk] * dAj);
+        G[k] = g;
+        if (y[k] === 1) {
+          if (status[k] !== UPPER && -g >= gm) {
+            gm = -g;
+            gi = k;
+          }
+        } else if (status[k] !== LOWER && g >= gm) {
+          gm = g;
+          gi = k;
+        }
+      }
+      Gmax = gm;
+      GmaxIdx = gi;
+      gmaxFresh = true;
+    }
+    // G_bar over all l (one pass when both bounds changed; per entry the same two additions in
+    // the same order as two passes).
+    const ci = ui !== (status[i] === UPPER);
+    const cj = uj !== (status[j] === UPPER);
+    if (ci && cj) {
+      const si = (ui ? -Ci : Ci) * yi;
+      const sj = (uj ? -Cj : Cj) * yj;
+      for (let k = 0; k < l; k++) {
+        const pk = perm[k];
+        const yk = y[k];
+        Gbar[k] = Gbar[k] + si * yk * Ki[pk] + sj * yk * Kj[pk];
+      }
+    } else if (ci) {
       const s = (ui ? -Ci : Ci) * yi;
       for (let k = 0; k < l; k++) Gbar[k] += s * y[k] * Ki[perm[k]];
-    }
-    if (uj !== (status[j] === UPPER)) {
+    } else if (cj) {
       const s = (uj ? -Cj : Cj) * yj;
       for (let k = 0; k < l; k++) Gbar[k] += s * y[k] * Kj[perm[k]];
     }
