@@ -93,6 +93,8 @@ interface TSVMFitted {
   /** Class predicted everywhere when fewer than two classes have labeled rows. */
   constantClass: number | null;
   present: boolean[];
+  /** The L ∪ U rows (row-major) and γ every OvR model was fitted on, for shared test kernels. */
+  train: { x: Float64Array; d: number; gamma: number } | null;
 }
 
 export class TSVM extends BaseEstimator<TSVMParams> {
@@ -137,6 +139,7 @@ export class TSVM extends BaseEstimator<TSVMParams> {
     let gammaL: number | null = null;
     let gammaLU: number | null = null;
     let kernelRows = 0;
+    let train: TSVMFitted['train'] = null;
     if (presentClasses.length < 2) {
       constantClass = presentClasses[0];
       warnings.push(`TSVM: only class ${constantClass} has labeled rows; it is predicted everywhere.`);
@@ -169,8 +172,9 @@ export class TSVM extends BaseEstimator<TSVMParams> {
           warnings.push(`TSVM: maxSwapsPerRound reached for class ${c}.`);
       }
       kernelRows = kernelL.rowsComputed + kernelLU.rowsComputed;
+      train = { x: kernelLU.x, d, gamma: gammaLU };
     }
-    this.fitted = { k, d, models, constantClass, present };
+    this.fitted = { k, d, models, constantClass, present, train };
     this.lastInfo = {
       tsvm_multiclass: multiclass,
       gammaL,
@@ -345,6 +349,9 @@ export class TSVM extends BaseEstimator<TSVMParams> {
       }
       return out;
     }
+    if (f.train && models.every((m) => !m || m.gamma === f.train!.gamma)) {
+      if (sharedOvrDecisions(models, f.train, X.data, n, k, out)) return out;
+    }
     for (let c = 0; c < k; c++) {
       const m = models[c];
       if (!m) continue;
@@ -357,4 +364,64 @@ export class TSVM extends BaseEstimator<TSVMParams> {
   protected release(): void {
     this.fitted = null;
   }
+}
+
+/**
+ * OvR decision values with one test kernel for all classes: the support vectors of every model
+ * are rows of the same L ∪ U matrix under the same γ, so K(test row, training row) is computed
+ * once over the union of the support sets (in blocks of test rows) instead of once per class.
+ * Each entry is the expression svcDecision evaluates and each sum runs over the same support
+ * vectors in the same order, so the values are identical to svcDecision's. Returns false (nothing
+ * written) when the support sets overlap too little for the shared kernel to pay.
+ */
+function sharedOvrDecisions(
+  models: readonly (BinarySvcModel | null)[],
+  train: { x: Float64Array; d: number; gamma: number },
+  X: ArrayLike<number>,
+  n: number,
+  k: number,
+  out: Float64Array,
+): boolean {
+  const { x, d, gamma } = train;
+  const nTrain = x.length / d;
+  const slot = new Int32Array(nTrain).fill(-1);
+  const union: number[] = [];
+  for (const m of models) if (m) for (const i of m.support) if (slot[i] === -1) slot[i] = union.push(i) - 1;
+  const nu = union.length;
+  // Worth it only when the classes' support sets overlap (letter: ≈ 26 sets over one union).
+  let total = 0;
+  for (const m of models) if (m) total += m.support.length;
+  if (total < 2 * nu) return false;
+  // Blocks of test rows whose kernel rows stay in a core's cache while every class reads them.
+  const block = Math.max(1, Math.min(n, Math.floor((512 * 1024) / (8 * Math.max(1, nu)))));
+  const Kb = new Float64Array(block * nu);
+  for (let r0 = 0; r0 < n; r0 += block) {
+    const r1 = Math.min(n, r0 + block);
+    for (let r = r0; r < r1; r++) {
+      const off = r * d;
+      const base = (r - r0) * nu;
+      for (let u = 0; u < nu; u++) {
+        const ov = union[u] * d;
+        let dist = 0;
+        for (let a = 0; a < d; a++) {
+          const t = x[ov + a] - X[off + a];
+          dist += t * t;
+        }
+        Kb[base + u] = Math.exp(-gamma * dist);
+      }
+    }
+    for (let c = 0; c < k; c++) {
+      const m = models[c];
+      if (!m) continue;
+      const { support, dualCoef, intercept } = m;
+      const nsv = support.length;
+      for (let r = r0; r < r1; r++) {
+        const base = (r - r0) * nu;
+        let s = 0;
+        for (let v = 0; v < nsv; v++) s += dualCoef[v] * Kb[base + slot[support[v]]];
+        out[r * k + c] = s + intercept;
+      }
+    }
+  }
+  return true;
 }

@@ -133,8 +133,21 @@ export function solveSmo(
   let activeSize = l;
   let unshrink = false;
 
+  // side[p]: bit 1 = p is in I_up (α_p can move so that y_p α_p grows), bit 2 = p is in I_low.
+  // With it, WSS tests one flag and reads y_p G_p instead of branching on y and status.
+  const side = new Uint8Array(l);
+  const setSide = (p: number): void => {
+    const st = status[p];
+    side[p] =
+      y[p] === 1
+        ? (st !== UPPER ? 1 : 0) | (st !== LOWER ? 2 : 0)
+        : (st !== LOWER ? 1 : 0) | (st !== UPPER ? 2 : 0);
+  };
+  for (let p = 0; p < l; p++) setSide(p);
+
   const updateStatus = (i: number): void => {
     status[i] = alpha[i] >= C[i] ? UPPER : alpha[i] <= 0 ? LOWER : FREE;
+    setSide(i);
   };
   const swap = <T extends { [k: number]: number }>(a: T, i: number, j: number): void => {
     const t = a[i];
@@ -149,6 +162,7 @@ export function solveSmo(
     swap(perm, i, j);
     swap(Gbar, i, j);
     swap(C, i, j);
+    swap(side, i, j);
   };
 
   const reconstructGradient = (): void => {
@@ -222,14 +236,13 @@ export function solveSmo(
     let gm = -Infinity;
     let gi = -1;
     for (let t = 0; t < n; t++) {
-      if (y[t] === 1) {
-        if (status[t] !== UPPER && -G[t] >= gm) {
-          gm = -G[t];
+      // −y_t G_t: −G_t for y = +1, G_t for y = −1 (exact: a product by ±1).
+      if ((side[t] & 1) !== 0) {
+        const v = -y[t] * G[t];
+        if (v >= gm) {
+          gm = v;
           gi = t;
         }
-      } else if (status[t] !== LOWER && G[t] >= gm) {
-        gm = G[t];
-        gi = t;
       }
     }
     Gmax = gm;
@@ -251,40 +264,25 @@ export function solveSmo(
     if (i !== -1) {
       const Ki = kernel.row(perm[i]);
       for (let j = 0; j < n; j++) {
-        const Gj = G[j];
-        if (y[j] === 1) {
-          if (status[j] !== LOWER) {
-            const gradDiff = gmax + Gj;
-            if (Gj >= Gmax2) Gmax2 = Gj;
-            if (gradDiff > 0) {
-              // QD_i + QD_j − 2 y_i Q_ij = 2 − 2 K_ij for the RBF kernel (K_ii = 1).
-              const quad = 2 - 2 * Ki[perm[j]];
-              const objDiff = -(gradDiff * gradDiff) / (quad > 0 ? quad : TAU);
-              if (objDiff <= objDiffMin) {
-                GminIdx = j;
-                objDiffMin = objDiff;
-              }
-            }
-          }
-        } else if (status[j] !== UPPER) {
-          const gradDiff = gmax - Gj;
-          if (-Gj >= Gmax2) Gmax2 = -Gj;
-          if (gradDiff > 0) {
-            const quad = 2 - 2 * Ki[perm[j]];
-            const objDiff = -(gradDiff * gradDiff) / (quad > 0 ? quad : TAU);
-            if (objDiff <= objDiffMin) {
-              GminIdx = j;
-              objDiffMin = objDiff;
-            }
+        if ((side[j] & 2) === 0) continue;
+        // y_j G_j: libsvm's G_j for y = +1 and −G_j for y = −1 (Gmax − G_j = Gmax + (−G_j) exactly).
+        const v = y[j] * G[j];
+        if (v >= Gmax2) Gmax2 = v;
+        const gradDiff = gmax + v;
+        if (gradDiff > 0) {
+          // QD_i + QD_j − 2 y_i Q_ij = 2 − 2 K_ij for the RBF kernel (K_ii = 1).
+          const quad = 2 - 2 * Ki[perm[j]];
+          const objDiff = -(gradDiff * gradDiff) / (quad > 0 ? quad : TAU);
+          if (objDiff <= objDiffMin) {
+            GminIdx = j;
+            objDiffMin = objDiff;
           }
         }
       }
     } else {
       // No i: Gmax2 only, for the stopping test (libsvm reads it the same way).
       for (let j = 0; j < n; j++) {
-        if (y[j] === 1) {
-          if (status[j] !== LOWER && G[j] >= Gmax2) Gmax2 = G[j];
-        } else if (status[j] !== UPPER && -G[j] >= Gmax2) Gmax2 = -G[j];
+        if ((side[j] & 2) !== 0 && y[j] * G[j] >= Gmax2) Gmax2 = y[j] * G[j];
       }
     }
     if (gmax + Gmax2 < eps || GminIdx === -1) return false;
@@ -393,16 +391,15 @@ export function solveSmo(
       let gi = -1;
       for (let k = 0; k < n; k++) {
         const pk = perm[k];
-        const g = G[k] + y[k] * (Ki[pk] * dAi + Kj[pk] * dAj);
+        const yk = y[k];
+        const g = G[k] + yk * (Ki[pk] * dAi + Kj[pk] * dAj);
         G[k] = g;
-        if (y[k] === 1) {
-          if (status[k] !== UPPER && -g >= gm) {
-            gm = -g;
+        if ((side[k] & 1) !== 0) {
+          const v = -yk * g;
+          if (v >= gm) {
+            gm = v;
             gi = k;
           }
-        } else if (status[k] !== LOWER && g >= gm) {
-          gm = g;
-          gi = k;
         }
       }
       Gmax = gm;
