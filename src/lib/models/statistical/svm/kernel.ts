@@ -84,6 +84,11 @@ export class RbfKernel {
     return out;
   }
 
+  /** How many rows the cache holds at once (≥ 2): rows from that many row() calls stay valid. */
+  get capacity(): number {
+    return this.maxRows;
+  }
+
   /** K(i, i) = 1 for the RBF kernel. */
   diag(_i: number): number {
     return 1;

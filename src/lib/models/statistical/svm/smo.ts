@@ -165,8 +165,50 @@ export function solveSmo(
     swap(side, i, j);
   };
 
+  // G_bar changes (one kernel row times a coefficient per bound change) are queued and applied in
+  // batches of rows when G_bar is read (reconstructGradient, the output) or the queue is long:
+  // every entry gets the same additions in the same order as one pass per change, but G_bar, perm
+  // and y are streamed once per batch instead of once per change.
+  const batch = Math.max(1, Math.min(8, kernel.capacity));
+  let pendRow = new Int32Array(256);
+  let pendS = new Float64Array(256);
+  let nPend = 0;
+  const flushGbar = (): void => {
+    const rows: Float32Array[] = [];
+    for (let b0 = 0; b0 < nPend; b0 += batch) {
+      const b1 = Math.min(nPend, b0 + batch);
+      rows.length = 0;
+      for (let q = b0; q < b1; q++) rows.push(kernel.row(pendRow[q]));
+      const m = b1 - b0;
+      for (let k = 0; k < l; k++) {
+        const pk = perm[k];
+        const yk = y[k];
+        let g = Gbar[k];
+        for (let q = 0; q < m; q++) g += pendS[b0 + q] * yk * rows[q][pk];
+        Gbar[k] = g;
+      }
+    }
+    nPend = 0;
+  };
+  const queueGbar = (row: number, s: number): void => {
+    if (nPend === pendRow.length) {
+      if (nPend >= 4096) flushGbar();
+      else {
+        const r = new Int32Array(2 * nPend);
+        r.set(pendRow);
+        pendRow = r;
+        const c = new Float64Array(2 * nPend);
+        c.set(pendS);
+        pendS = c;
+      }
+    }
+    pendRow[nPend] = row;
+    pendS[nPend++] = s;
+  };
+
   const reconstructGradient = (): void => {
     if (activeSize === l) return;
+    flushGbar();
     let nFree = 0;
     for (let j = activeSize; j < l; j++) G[j] = Gbar[j] - 1;
     for (let j = 0; j < activeSize; j++) if (status[j] === FREE) nFree++;
@@ -406,25 +448,9 @@ export function solveSmo(
       GmaxIdx = gi;
       gmaxFresh = true;
     }
-    // G_bar over all l (one pass when both bounds changed; per entry the same two additions in
-    // the same order as two passes).
-    const ci = ui !== (status[i] === UPPER);
-    const cj = uj !== (status[j] === UPPER);
-    if (ci && cj) {
-      const si = (ui ? -Ci : Ci) * yi;
-      const sj = (uj ? -Cj : Cj) * yj;
-      for (let k = 0; k < l; k++) {
-        const pk = perm[k];
-        const yk = y[k];
-        Gbar[k] = Gbar[k] + si * yk * Ki[pk] + sj * yk * Kj[pk];
-      }
-    } else if (ci) {
-      const s = (ui ? -Ci : Ci) * yi;
-      for (let k = 0; k < l; k++) Gbar[k] += s * y[k] * Ki[perm[k]];
-    } else if (cj) {
-      const s = (uj ? -Cj : Cj) * yj;
-      for (let k = 0; k < l; k++) Gbar[k] += s * y[k] * Kj[perm[k]];
-    }
+    // G_bar_k += ±C_i y_i y_k K_ik when i enters or leaves its upper bound (queued, see flushGbar).
+    if (ui !== (status[i] === UPPER)) queueGbar(perm[i], (ui ? -Ci : Ci) * yi);
+    if (uj !== (status[j] === UPPER)) queueGbar(perm[j], (uj ? -Cj : Cj) * yj);
   }
   if (!converged && activeSize < l) {
     reconstructGradient();
@@ -451,6 +477,7 @@ export function solveSmo(
   }
   const rho = nFree > 0 ? sumFree / nFree : (ub + lb) / 2;
 
+  flushGbar();
   const alphaOut = new Float64Array(l);
   const GOut = new Float64Array(l);
   const uOut = new Float64Array(l);
