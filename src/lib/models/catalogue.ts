@@ -185,7 +185,7 @@ const STATISTICAL: AlgorithmSpec[] = [
         doc: 'Stop when Σ|F − F_prev| < tol.',
       },
     },
-    cost: seconds(COST_UNITS.graph),
+    cost: seconds(COST_UNITS.lp),
     graphPool: true,
     async create({ options }) {
       const { LabelPropagation } = await import('./statistical/labelPropagation.ts');

@@ -27,15 +27,59 @@ export const SECONDS_PER_UNIT = 2.5e-9;
 const log2 = (x: number) => Math.log2(Math.max(2, x));
 
 /**
+ * Letter-scale terms, measured on letter cells (issue 9; `npm run bench:letter`, `rac-bench
+ * estimate`) rather than fitted on iris/wine, where fixed costs dominate. Work units as below.
+ * Update them when a code path changes: LP's large-graph terms are the ones the large-graph LP
+ * work will replace.
+ */
+export const LARGE_SCALE_TERMS = {
+  /** Graph rows up to which LP/LS run in float64 (graphBase float64MaxRows). */
+  float64MaxRows: 4096,
+  /**
+   * LP up to float64MaxRows: the fast exact path squares the n_u × n_u iteration matrix about
+   * log2(max_iter) times: units per n_u³ (letter distribution · 5, 2 012 U rows: 18.5 s CPU with
+   * the WebAssembly f64 kernels).
+   */
+  lpUnitsPerCubicU: 1.4,
+  /** LP above float64MaxRows (the float32 loop): iterations assumed and units per n²·k of one. */
+  lpLargeIterations: 5000,
+  lpLargeUnitsPerN2K: 0.14,
+  /**
+   * TSVM: SMO work per one-vs-rest problem grows as n^1.7 (letter distribution → feature: 4.7×
+   * the rows, ≈ 14× the time): units per d·n^1.7, plus a fixed cost per binary fit (≈ 20 fits
+   * per problem: the L fit and 18 annealing rounds, more with swaps).
+   */
+  tsvmUnitsPerDN17: 21,
+  tsvmUnitsPerBinaryFit: 1e5,
+};
+
+/** Dense RBF graph over L ∪ U, then propagation iterations, then the prediction kernel. */
+function graphUnits({ graph: n, test: e, k, d }: CellShape): number {
+  return n ** 2 * (d + 30 * k) + e * n * d;
+}
+
+/**
  * Work units per algorithm. Graph methods are quadratic in the graph's nodes (dense RBF kernel,
  * then propagation iterations); boosting is linear in rows per round; SSGMM is EM with d×d
  * covariances; TSVM is SMO on the kernel matrix, once per class (one-vs-rest).
  */
 export const COST_UNITS = {
   xgb: ({ labeled: l, test: e, k, d }: CellShape) => 100 * k * (l * d * log2(l) + e * 6),
-  graph: ({ graph: n, test: e, k, d }: CellShape) => n ** 2 * (d + 30 * k) + e * n * d,
+  graph: (s: CellShape): number => graphUnits(s),
+  /** The graph's work plus LP's loop: the fast path (∝ n_u³) or the float32 loop above 4 096 rows. */
+  lp: (s: CellShape): number => {
+    const T = LARGE_SCALE_TERMS;
+    const { graph: n, unlabeled: u, k } = s;
+    const loop =
+      n <= T.float64MaxRows
+        ? T.lpUnitsPerCubicU * u ** 3
+        : T.lpLargeIterations * T.lpLargeUnitsPerN2K * n * n * k;
+    return graphUnits(s) + loop;
+  },
   ssgmm: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) => 100 * (l + u + e) * k * (d * d + d),
-  tsvm: ({ graph: n, test: e, k, d }: CellShape) => k * (n ** 2 * d * 300 + e * n * d),
+  tsvm: ({ graph: n, test: e, k, d }: CellShape) =>
+    k * (20 * LARGE_SCALE_TERMS.tsvmUnitsPerBinaryFit + LARGE_SCALE_TERMS.tsvmUnitsPerDN17 * d * n ** 1.7) +
+    (e * n * (d + k)) / 2,
   tritraining: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) =>
     3 * 10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
   assemble: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) =>
