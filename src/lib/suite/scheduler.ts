@@ -279,7 +279,9 @@ export class Scheduler {
   }
 
   #eta(elapsedMs: number): number | null {
-    const remaining = this.#costTotal - this.#costDone;
+    // Sums of large and small costs added and removed in different orders leave rounding dust.
+    const raw = this.#costTotal - this.#costDone;
+    const remaining = raw > 1e-9 * this.#costTotal ? raw : 0;
     const observed = etaSeconds(this.#sessionCost, remaining, elapsedMs);
     if (observed !== null || this.#msPerUnit === null) return observed;
     return (remaining * this.#msPerUnit) / this.#lanes / 1000;
