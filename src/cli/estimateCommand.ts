@@ -8,13 +8,21 @@
 import { parseArgs } from 'node:util';
 import { getAlgorithm, isBaselineAlgorithm } from '../lib/models/catalogue.ts';
 import { makeSplit } from '../lib/protocol/index.ts';
-import { calibrate, cellShape, datasetShape, fitCost, type CellShape } from '../lib/suite/costModel.ts';
+import {
+  calibrate,
+  cappedShape,
+  cellShape,
+  datasetShape,
+  fitCost,
+  type CellShape,
+} from '../lib/suite/costModel.ts';
+import { applyOptionAssignments, planOptionsOf } from '../lib/suite/modelOptions.ts';
 import { expandPlan, fitCells } from '../lib/suite/plan.ts';
 import { formatDuration, tabulateEstimate, type TimedFit } from '../lib/suite/planEstimate.ts';
 import type { Dataset } from '../lib/types.ts';
 import { CliError, SELECTOR_OPTIONS } from './args.ts';
 import { loadDatasetNode } from './nodeData.ts';
-import { planFromFlags } from './runCommand.ts';
+import { planFromFlags, subsampleFromFlag } from './runCommand.ts';
 
 export async function estimateCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -27,6 +35,8 @@ export async function estimateCommand(argv: string[]): Promise<number> {
       protocol: { type: 'string' },
       preset: { type: 'string' },
       algorithms: { type: 'string' },
+      option: { type: 'string', multiple: true, default: [] },
+      subsample: { type: 'string' },
       shards: { type: 'string', default: '1' },
       json: { type: 'boolean', default: false },
     },
@@ -35,6 +45,13 @@ export async function estimateCommand(argv: string[]): Promise<number> {
   if (!Number.isInteger(shards) || shards < 1 || shards > 10_000)
     throw new CliError(`--shards must be an integer from 1 to 10000; got "${values.shards}".`);
   const plan = planFromFlags(values);
+  // The same --option and --subsample as `run`: options change some costs, caps change shapes.
+  Object.assign(plan, applyOptionAssignments(plan, values.option ?? []));
+  if (values.subsample !== undefined) {
+    const subsample = subsampleFromFlag(values.subsample, plan.seeds);
+    if (subsample) Object.assign(plan, { subsample, preset: 'custom' });
+  }
+  const options = planOptionsOf(plan);
   const fits = fitCells(expandPlan(plan, isBaselineAlgorithm));
 
   // Real split shapes where the data is at hand (iris and wine always; letter with --data-dir).
@@ -79,7 +96,15 @@ export async function estimateCommand(argv: string[]): Promise<number> {
   const { msPerUnit, benchMs } = calibrate(() => performance.now(), 7);
   const timed: TimedFit[] = fits.map((cell) => ({
     cell,
-    seconds: (fitCost(cell.algorithm, shapeOf(cell), familyOf(cell.algorithm)) * msPerUnit) / 1000,
+    seconds:
+      (fitCost(
+        cell.algorithm,
+        cappedShape(shapeOf(cell), cell.algorithm, plan.subsample),
+        familyOf(cell.algorithm),
+        options(cell.algorithm),
+      ) *
+        msPerUnit) /
+      1000,
   }));
   const est = tabulateEstimate(timed, shards);
   if (values.json) {

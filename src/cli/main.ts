@@ -96,6 +96,7 @@ the time per fit, the longest fit and the total, from the cost model calibrated 
 (a short micro-benchmark). Fits use the real split's rows when the dataset can be read (letter:
 pass --data-dir), else the registry's rough shape.
   --shards N    also the wall time of N \`rac-bench run --shard i/N\` processes in parallel
+  --option, --subsample  as for run (options and §9 caps change the costs)
   --json        the table as JSON
 `,
   merge: `Usage: rac-bench merge FILE... --out FILE
