@@ -33,7 +33,7 @@ const log2 = (x: number) => Math.log2(Math.max(2, x));
  * work will replace.
  */
 export const LARGE_SCALE_TERMS = {
-  /** Graph rows up to which LP/LS run in float64 (graphBase float64MaxRows). */
+  /** Graph rows up to which LP's cost is the leaps' (∝ n_u³); above, the Chebyshev series'. */
   float64MaxRows: 4096,
   /**
    * LP up to float64MaxRows: the fast exact path squares the n_u × n_u iteration matrix about
@@ -41,9 +41,13 @@ export const LARGE_SCALE_TERMS = {
    * the WebAssembly f64 kernels).
    */
   lpUnitsPerCubicU: 1.4,
-  /** LP above float64MaxRows (the float32 loop): iterations assumed and units per n²·k of one. */
-  lpLargeIterations: 5000,
-  lpLargeUnitsPerN2K: 0.14,
+  /**
+   * LP above float64MaxRows (the exact Chebyshev series, labelPropagationChebyshev.ts): products
+   * S·T it takes (≈ 900 at 10 000 unlabeled rows) and units per n²·k of one (0.594 s CPU per
+   * product at 10 130 rows × 26 classes, measured by the large-graph LP work).
+   */
+  lpLargeProducts: 900,
+  lpLargeUnitsPerN2K: 0.145,
   /**
    * TSVM: SMO work per one-vs-rest problem grows as n^1.7 (letter distribution → feature: 4.7×
    * the rows, ≈ 14× the time): units per d·n^1.7, plus a fixed cost per binary fit (≈ 20 fits
@@ -73,7 +77,7 @@ export const COST_UNITS = {
     const loop =
       n <= T.float64MaxRows
         ? T.lpUnitsPerCubicU * u ** 3
-        : T.lpLargeIterations * T.lpLargeUnitsPerN2K * n * n * k;
+        : T.lpLargeProducts * T.lpLargeUnitsPerN2K * n * n * k;
     return graphUnits(s) + loop;
   },
   ssgmm: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) => 100 * (l + u + e) * k * (d * d + d),
