@@ -9,6 +9,28 @@ import { parseArgs } from 'node:util';
 import { CliError } from './args.ts';
 import { datasetsCommand } from './datasetsCommand.ts';
 import { splitCommand } from './splitCommand.ts';
+import { algorithmGroups, algorithmIds } from '../lib/models/catalogue.ts';
+import { PRESET_ALIASES, PRESET_IDS } from '../lib/suite/presets.ts';
+
+/** The catalogue and presets as the help text lists them (never a stale hand-written list). */
+const PRESETS = [...PRESET_IDS, ...Object.keys(PRESET_ALIASES)].join('|');
+const ALGORITHM_IDS = wrapList(algorithmIds(), 22, 74);
+const GROUPS = Object.keys(algorithmGroups()).join(', ');
+
+/** "a, b, c" broken into lines that fit `width`, continuation lines indented by `indent`. */
+function wrapList(items: string[], indent: number, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const item of items) {
+    const next = line ? `${line}, ${item}` : item;
+    if (next.length + indent > width && line) {
+      lines.push(`${line},`);
+      line = item;
+    } else line = next;
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
 
 const USAGE = `rac-bench: robust semi-supervised learning benchmark (RAC Bench) from the command line
 
@@ -22,7 +44,7 @@ Commands:
   run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
       --out results.json [--protocol rsb|readme] [--data-dir DIR]
       [--shard i/n | --shard auto [--shard-count N]] [--backend wasm|cpu|webgpu]
-  run --preset classroom|tabular-statistical|paper|custom [selector flags narrow it] --out FILE
+  run --preset ${PRESETS} [selector flags narrow it] --out FILE
       (paper = tabular-statistical: the browser's preset, same plan and options)
       Run benchmark cells and write the result schema (rsb-run/2).
       [--option ALG.OPTION=VALUE ...]  model options, e.g. --option lp.gamma=5 (repeatable)
@@ -63,13 +85,14 @@ maskedColumns} with dataset row indices in canonical order.
 `,
   run: `Usage: rac-bench run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
                      --out results.json [--protocol rsb|readme] [--shard i/n] [--data-dir DIR]
-                     [--backend wasm|cpu] [--quiet]
-       rac-bench run --preset classroom|tabular-statistical|paper|custom [selector flags narrow it] --out FILE
+                     [--backend wasm|cpu|webgpu] [--quiet]
+       rac-bench run --preset ${PRESETS}
+                     [selector flags narrow it] --out FILE
 
 Run benchmark cells and write the result schema (rsb-run/2).
   --preset ID         the browser's preset, same plan and options (paper = tabular-statistical)
-  --algorithms LIST   ids (xgb, ssgmm, tsvm, lp, ls, tritraining, assemble), a group
-                      (statistical, default) or all
+  --algorithms LIST   ids (${ALGORITHM_IDS}),
+                      a group (${GROUPS}; default statistical) or all
   --out FILE          where to write the run (required)
   --shard i/n|auto    run the i-th of n equal parts (join them with rac-bench merge); auto reads
                       the Slurm array / Kubernetes Indexed Job / RAC_SHARD index (with --shard-count)

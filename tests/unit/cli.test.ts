@@ -45,6 +45,17 @@ describe('rac-bench CLI', () => {
     }
   });
 
+  it('run --help lists every catalogue id, group and preset (derived, never a stale list)', async () => {
+    const { algorithmIds, algorithmGroups } = await import('../../src/lib/models/catalogue.ts');
+    const { PRESET_IDS } = await import('../../src/lib/suite/presets.ts');
+    const r = await cli(['run', '--help']);
+    for (const id of [...algorithmIds(), ...Object.keys(algorithmGroups()), ...PRESET_IDS, 'paper']) {
+      expect(r.stdout, id).toMatch(new RegExp(`[ (|,]${id}[,)|; \n]`));
+    }
+    expect(r.stdout).toContain('ftt');
+    expect(r.stdout).toContain('classroom-deep');
+  });
+
   it('split prints the numpy/scikit-learn index sets for iris', async () => {
     const r = await cli([
       'split',
