@@ -164,16 +164,23 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
     const trainer = new DeepTrainer(cfg, method, { Xl, yl, Xu, k }, trainerStreams(ctx));
     this.trainer = trainer;
     if (ctx.resumeFrom) trainer.restore(ctx.resumeFrom);
+    // The supervised baseline has no unsupervised term and no mask: report neither (the live
+    // chart would draw two flat zero lines).
+    const supervisedOnly = this.method === 'ftt';
     await trainer.run({
       onProgress: (r) => {
         ctx.onDeepProgress?.(r);
         ctx.onProgress?.({
           fraction: r.step / r.steps,
-          message: `step ${r.step}/${r.steps} loss ${r.loss.toFixed(4)} mask ${r.maskRate.toFixed(2)}`,
+          message: supervisedOnly
+            ? `step ${r.step}/${r.steps} loss ${r.loss.toFixed(4)}`
+            : `step ${r.step}/${r.steps} loss ${r.loss.toFixed(4)} mask ${r.maskRate.toFixed(2)}`,
           step: r.step,
           total: r.steps,
-          losses: { supervised: r.lossS, unsupervised: r.lossU, total: r.loss },
-          scalars: { maskRate: r.maskRate, lr: r.lr, ramp: r.ramp },
+          losses: supervisedOnly
+            ? { supervised: r.lossS, total: r.loss }
+            : { supervised: r.lossS, unsupervised: r.lossU, total: r.loss },
+          scalars: supervisedOnly ? { lr: r.lr } : { maskRate: r.maskRate, lr: r.lr, ramp: r.ramp },
         });
       },
       onCheckpoint: ctx.onCheckpoint,

@@ -60,4 +60,17 @@ describe('deep fit progress → training events', () => {
       expect(r.maskRate).toBeLessThanOrEqual(1);
     });
   });
+
+  it('FT-Transformer (supervised only): no unsupervised loss and no mask rate to draw as flat zero lines', async () => {
+    const { Xl, yl, Xu } = data();
+    const est = createDeepEstimator('ftt', { size: 'tiny', steps: 4, batchL: 4, progressEvery: 2 });
+    const events: Progress[] = [];
+    await est.fit(Xl, yl, Xu, k, { rng: new MT19937(0), onProgress: (p) => events.push(p) });
+    est.dispose();
+    expect(events.map((e) => e.step)).toEqual([2, 4]);
+    for (const e of events) {
+      expect(Object.keys(e.losses ?? {})).toEqual(['supervised', 'total']);
+      expect(Object.keys(e.scalars ?? {})).toEqual(['lr']);
+    }
+  });
 });
