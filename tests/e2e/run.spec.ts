@@ -256,10 +256,10 @@ test('two tabs: a run executed by one tab is not offered for Resume in the other
   await a.getByTestId('run-preset').selectOption('custom');
   const box = (group: string, value: string) =>
     a.getByTestId('run-custom').locator(`[data-group="${group}"] input[value="${value}"]`);
-  // iris + wine, every setting, labels 5, lp, seeds 0–2: 108 cells, on one worker (slow enough to close mid-run).
-  await box('labels', '10').uncheck();
+  // iris + wine, every setting, labels 5 and 10, lp, seeds 0–2: 216 cells on one worker, so that tab A is
+  // still running when it closes (with labels 5 alone a loaded run could end between the check and close()).
   for (const alg of ['xgb', 'ls', 'ssgmm']) await box('algorithms', alg).uncheck();
-  await expect(a.getByTestId('run-plan-size')).toContainText('108 results (108 model fits)');
+  await expect(a.getByTestId('run-plan-size')).toContainText('216 results (216 model fits)');
   await a.getByTestId('run-workers').fill('1');
   await a.getByTestId('run-start').click();
   await expect
@@ -275,7 +275,7 @@ test('two tabs: a run executed by one tab is not offered for Resume in the other
   await expect(row.getByTestId('run-elsewhere')).toHaveText('running in another tab');
   await expect(b.getByTestId('run-resume')).toHaveCount(0);
   await expect(b.getByTestId('run-discard')).toHaveCount(0);
-  expect((await progress(a)).done).toBeLessThan(108);
+  expect((await progress(a)).done).toBeLessThan(216);
 
   // Closing tab A releases the lock: B offers Resume at once, with the cells A saved.
   await a.close();
@@ -283,15 +283,15 @@ test('two tabs: a run executed by one tab is not offered for Resume in the other
   await expect(b.getByTestId('run-resume')).toHaveCount(1);
   const saved = (await storedCells(b)).keys.length;
   expect(saved).toBeGreaterThanOrEqual(3);
-  expect(saved).toBeLessThan(108);
+  expect(saved).toBeLessThan(216);
   await expect(row).toHaveAttribute('data-done', String(saved));
-  await expect(row).toContainText(`${saved} / 108 cells saved`);
+  await expect(row).toContainText(`${saved} / 216 cells saved`);
 
   await b.getByTestId('run-resume').click();
   await expect(b.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 150_000 });
-  expect(await progress(b)).toEqual({ done: 108, total: 108, failed: 0 });
+  expect(await progress(b)).toEqual({ done: 216, total: 216, failed: 0 });
   const stored = await storedCells(b);
   expect(stored.status).toBe('done');
-  expect(new Set(stored.keys).size).toBe(108);
-  expect(stored.keys.length).toBe(108);
+  expect(new Set(stored.keys).size).toBe(216);
+  expect(stored.keys.length).toBe(216);
 });
