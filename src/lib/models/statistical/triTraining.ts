@@ -128,6 +128,22 @@ export const TRI_TRAINING_SVC = Object.freeze({
 /** scikit-learn's `SVC.fit` draws `randint(np.iinfo('i').max)` for libsvm even when it is unused. */
 const SVC_SEED_RANGE = 2147483647;
 
+/** Rows per prediction block between two ticks. */
+const PREDICT_BLOCK = 256;
+
+/** `h.predict(X)` in blocks of rows, ticking between blocks; the same labels as one call. */
+async function predictTicking(h: LabelLearner, X: Matrix, tick: () => Promise<void>): Promise<Int32Array> {
+  if (X.rows <= PREDICT_BLOCK) return h.predict(X);
+  const out = new Int32Array(X.rows);
+  for (let r0 = 0; r0 < X.rows; r0 += PREDICT_BLOCK) {
+    const r1 = Math.min(X.rows, r0 + PREDICT_BLOCK);
+    const block: Matrix = { data: X.data.subarray(r0 * X.cols, r1 * X.cols), rows: r1 - r0, cols: X.cols };
+    out.set(h.predict(block), r0);
+    await tick();
+  }
+  return out;
+}
+
 /** One learner as Tri-Training sees it: fit on labeled rows (ticking: abort lands), predict labels. */
 interface LabelLearner {
   fit(X: Matrix, y: Int32Array): Promise<void>;
@@ -251,8 +267,12 @@ export class TriTraining extends BaseEstimator<TriTrainingParams> {
     while (nIter < this.params.maxIter) {
       nIter++;
       await ctx.tick();
-      const predL = learners.map((h) => h.predict(Xl));
-      const predU = Xu.rows > 0 ? learners.map((h) => h.predict(Xu)) : null;
+      // Predictions in row blocks with a tick between (3 learners × L and U is the longest stretch
+      // without one otherwise: hundreds of ms on letter-sized U); per-row, so the labels are the same.
+      const predL: Int32Array[] = [];
+      for (const h of learners) predL.push(await predictTicking(h, Xl, tick));
+      const predU: Int32Array[] | null = Xu.rows > 0 ? [] : null;
+      if (predU) for (const h of learners) predU.push(await predictTicking(h, Xu, tick));
       const update = [false, false, false];
       const newRows: Int32Array[] = [new Int32Array(0), new Int32Array(0), new Int32Array(0)];
       const newLabels: Int32Array[] = [new Int32Array(0), new Int32Array(0), new Int32Array(0)];
