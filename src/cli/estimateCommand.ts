@@ -16,27 +16,19 @@ import {
   fitCost,
   type CellShape,
 } from '../lib/suite/costModel.ts';
-import { applyOptionAssignments, planOptionsOf } from '../lib/suite/modelOptions.ts';
+import { planOptionsOf } from '../lib/suite/modelOptions.ts';
 import { expandPlan, fitCells } from '../lib/suite/plan.ts';
 import { formatDuration, tabulateEstimate, type TimedFit } from '../lib/suite/planEstimate.ts';
 import type { Dataset } from '../lib/types.ts';
-import { CliError, SELECTOR_OPTIONS } from './args.ts';
+import { CliError } from './args.ts';
 import { loadDatasetNode } from './nodeData.ts';
-import { planFromFlags, subsampleFromFlag } from './runCommand.ts';
+import { PLAN_FLAGS, planFromCliFlags } from './runCommand.ts';
 
 export async function estimateCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      ...SELECTOR_OPTIONS,
-      setting: { type: 'string' },
-      labels: { type: 'string' },
-      t: { type: 'string' },
-      protocol: { type: 'string' },
-      preset: { type: 'string' },
-      algorithms: { type: 'string' },
-      option: { type: 'string', multiple: true, default: [] },
-      subsample: { type: 'string' },
+      ...PLAN_FLAGS,
       shards: { type: 'string', default: '1' },
       json: { type: 'boolean', default: false },
     },
@@ -44,13 +36,8 @@ export async function estimateCommand(argv: string[]): Promise<number> {
   const shards = Number(values.shards);
   if (!Number.isInteger(shards) || shards < 1 || shards > 10_000)
     throw new CliError(`--shards must be an integer from 1 to 10000; got "${values.shards}".`);
-  const plan = planFromFlags(values);
-  // The same --option and --subsample as `run`: options change some costs, caps change shapes.
-  Object.assign(plan, applyOptionAssignments(plan, values.option ?? []));
-  if (values.subsample !== undefined) {
-    const subsample = subsampleFromFlag(values.subsample, plan.seeds);
-    if (subsample) Object.assign(plan, { subsample, preset: 'custom' });
-  }
+  // The same plan as `run`, --option and --subsample included: options change some costs, caps shapes.
+  const plan = planFromCliFlags(values);
   const options = planOptionsOf(plan);
   const fits = fitCells(expandPlan(plan, isBaselineAlgorithm));
 

@@ -180,27 +180,22 @@ class InProcessLane implements Lane {
   async close(): Promise<void> {}
 }
 
-export async function runCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      ...SELECTOR_OPTIONS,
-      // No defaults here: with --preset, a flag that is given narrows the preset's list.
-      setting: { type: 'string' },
-      labels: { type: 'string' },
-      t: { type: 'string' },
-      protocol: { type: 'string' },
-      preset: { type: 'string' },
-      algorithms: { type: 'string' },
-      out: { type: 'string' },
-      shard: { type: 'string' },
-      'shard-count': { type: 'string' },
-      backend: { type: 'string', default: 'wasm' },
-      quiet: { type: 'boolean', default: false },
-      option: { type: 'string', multiple: true, default: [] },
-      subsample: { type: 'string' },
-    },
-  });
+/** The flags that make a plan, shared by `run` and `estimate`. */
+export const PLAN_FLAGS = {
+  ...SELECTOR_OPTIONS,
+  // No defaults here: with --preset, a flag that is given narrows the preset's list.
+  setting: { type: 'string' },
+  labels: { type: 'string' },
+  t: { type: 'string' },
+  protocol: { type: 'string' },
+  preset: { type: 'string' },
+  algorithms: { type: 'string' },
+  option: { type: 'string', multiple: true, default: [] as string[] },
+  subsample: { type: 'string' },
+} as const;
+
+/** The plan of the flags, with --option model options and --subsample caps applied. */
+export function planFromCliFlags(values: RunFlags & { option?: string[]; subsample?: string }): RunPlanSpec {
   const plan = planFromFlags(values);
   // --option lp.gamma=5 (repeatable): model options, or protocol-bound ones such as ssgmm.support.
   Object.assign(plan, applyOptionAssignments(plan, values.option ?? []));
@@ -210,6 +205,22 @@ export async function runCommand(argv: string[]): Promise<number> {
     // §9 rule 1: a suite with any subsampling is never labelled with a preset (its options are kept).
     if (subsample) Object.assign(plan, { subsample, preset: 'custom' });
   }
+  return plan;
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...PLAN_FLAGS,
+      out: { type: 'string' },
+      shard: { type: 'string' },
+      'shard-count': { type: 'string' },
+      backend: { type: 'string', default: 'wasm' },
+      quiet: { type: 'boolean', default: false },
+    },
+  });
+  const plan = planFromCliFlags(values);
   const out = required(values, 'out');
   const {
     index: shardIndex,
