@@ -4,11 +4,11 @@
  * products, the convergence reduction and the prediction kernel, all tfjs ops — runs on the
  * webgpu backend and predicts exactly what the wasm backend predicts, with the same n_iter.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runProbe } from '../helpers/probe.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const probe = join(root, 'tests/unit/cli/webgpuGraphProbe.ts');
@@ -24,24 +24,7 @@ interface Row {
   leaked: number;
 }
 
-function run(
-  backend: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx/esm', probe, backend],
-      { cwd: root, env: { ...process.env, ...env }, timeout: 280_000, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
-          out: stdout,
-          err: stderr,
-        }),
-    );
-  });
-}
+const run = (backend: string, env: Record<string, string> = {}) => runProbe(probe, backend, env, 280_000);
 
 describe('LP and LS float32 graph path on --backend webgpu (Dawn)', () => {
   it('predicts what wasm predicts on iris and wine cells, same n_iter, no leaked tensors', async () => {

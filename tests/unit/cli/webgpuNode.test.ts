@@ -4,11 +4,11 @@
  * tests need anyway) stands in, so the real WebGPU kernels of tfjs run and are checked against the
  * wasm backend. On a GPU server the same path picks the real adapter.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runProbe } from '../helpers/probe.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const probe = join(root, 'tests/unit/cli/webgpuNodeProbe.ts');
@@ -29,24 +29,7 @@ interface Probe {
   rowSums: number[];
 }
 
-function run(
-  backend: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx/esm', probe, backend],
-      { cwd: root, env: { ...process.env, ...env }, timeout: 170_000, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
-          out: stdout,
-          err: stderr,
-        }),
-    );
-  });
-}
+const run = (backend: string, env: Record<string, string> = {}) => runProbe(probe, backend, env, 170_000);
 
 function maxRelative(a: number[], b: number[]): number {
   let worst = 0;

@@ -1,0 +1,29 @@
+/**
+ * Runs a TypeScript probe script in a fresh Node process (through tsx) with a backend argument,
+ * for the tests that need a backend the test process cannot switch to (Dawn's WebGPU under Node).
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+export function runProbe(
+  probe: string,
+  backend: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx/esm', probe, backend],
+      { cwd: root, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+          out: stdout,
+          err: stderr,
+        }),
+    );
+  });
+}
