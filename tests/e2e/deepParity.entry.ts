@@ -1,9 +1,12 @@
 /**
  * Bundled by tests/e2e/deep-parity.spec.ts (vite library build) and loaded into a localhost page:
- * runs the same PyTorch parity check as the vitest suite on a browser backend (webgpu).
+ * runs the same PyTorch parity check as the vitest suite on a browser backend (webgpu, or wasm
+ * with the trainer's SIMD batched products, whose .wasm files the spec serves under the page).
  */
 import * as tf from '@tensorflow/tfjs';
+import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import '@tensorflow/tfjs-backend-webgpu';
+import { batchMatMulCounts, installWasmBatchMatMul } from '../../src/lib/models/deep/batchMatMul.ts';
 import { checkParity, type ParityFixture } from '../unit/models/deep/parityCheck.ts';
 
 /** `runs`: 'method/mode/quirks' keys to check (all when omitted). */
@@ -12,8 +15,10 @@ import { checkParity, type ParityFixture } from '../unit/models/deep/parityCheck
   backend: string,
   runs?: string[],
 ) => {
+  if (backend === 'wasm') setWasmPaths('/__deep-parity/');
   if (!(await tf.setBackend(backend))) throw new Error(`tf.setBackend('${backend}') failed.`);
   await tf.ready();
+  const simd = backend === 'wasm' && installWasmBatchMatMul();
   const before = tf.memory().numTensors;
   const res = await checkParity(
     fx,
@@ -30,6 +35,7 @@ import { checkParity, type ParityFixture } from '../unit/models/deep/parityCheck
   return {
     backend: tf.getBackend(),
     leaked: tf.memory().numTensors - before,
+    simdBatchedProducts: simd ? batchMatMulCounts.simd : null,
     adapter: adapter?.info?.architecture ?? null,
     ...res,
   };

@@ -11,6 +11,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { MT19937 } from '../../protocol/rng.ts';
 import type { Matrix, Quirks } from '../../types.ts';
+import { installWasmBatchMatMul } from './batchMatMul.ts';
 import { dropoutSeed } from './dropout.ts';
 import { forward, initWeights, paramSpecs, type FTParams, type FTShape } from './ftTransformer.ts';
 import { ceRows } from './losses.ts';
@@ -120,6 +121,8 @@ export class DeepTrainer {
     private streams: TrainerStreams,
     initial?: Map<string, Float32Array>,
   ) {
+    // tfjs-wasm's batched products (attention) run a scalar loop; swap in the SIMD kernel.
+    if (tf.getBackend() === 'wasm') installWasmBatchMatMul();
     const w = initial ?? initWeights(cfg.shape, cfg.initSeed);
     const decays = new Set<string>();
     for (const s of paramSpecs(cfg.shape)) {
