@@ -27,20 +27,21 @@ export const SECONDS_PER_UNIT = 2.5e-9;
 const log2 = (x: number) => Math.log2(Math.max(2, x));
 
 /**
- * Letter-scale terms, measured on letter cells (issue 9; `npm run bench:letter`, `rac-bench
- * estimate`) rather than fitted on iris/wine, where fixed costs dominate. Work units as below.
- * Update them when a code path changes: LP's large-graph terms are the ones the large-graph LP
- * work will replace.
+ * Letter-scale terms, measured on letter cells rather than fitted on iris/wine, where fixed costs
+ * dominate: `rac-bench run --dataset letter --data-dir DIR --setting S --labels L --seeds 0 --t T`
+ * on distribution · 5 · t0 (2 142 graph rows, 9 877 test rows), label · 10 · t0.6 (8 516 / 4 834) and
+ * feature · 10 · t0 (10 260 / 9 740), timing.fit_ms and predict_ms of each record. Update them
+ * when a code path changes.
  */
 export const LARGE_SCALE_TERMS = {
   /** Graph rows up to which LP's cost is the leaps' (∝ n_u³); above, the Chebyshev series'. */
   float64MaxRows: 4096,
   /**
    * LP up to float64MaxRows: the fast exact path squares the n_u × n_u iteration matrix about
-   * log2(max_iter) times: units per n_u³ (letter distribution · 5, 2 012 U rows: 18.5 s CPU with
-   * the WebAssembly f64 kernels).
+   * log2(max_iter) times: units per n_u³ (letter distribution · 5 · t0, 2 012 U rows: 13.1 s fit
+   * with the WebAssembly f64 kernels, of which ≈ 3 s build the graph).
    */
-  lpUnitsPerCubicU: 1.4,
+  lpUnitsPerCubicU: 0.5,
   /**
    * LP above float64MaxRows (the exact Chebyshev series, labelPropagationChebyshev.ts): products
    * S·T it takes (≈ 900 at 10 000 unlabeled rows) and units per n²·k of one (0.594 s CPU per
@@ -49,17 +50,48 @@ export const LARGE_SCALE_TERMS = {
   lpLargeProducts: 900,
   lpLargeUnitsPerN2K: 0.145,
   /**
+   * Graph rows up to which LabelSpreading (and the graph build) run in float64 JS, and up to which
+   * LP's exact path does (GRAPH_COMPUTE_DEFAULTS.float64MaxRows / float64FastMaxRows).
+   */
+  lsFloat64MaxRows: 4096,
+  lpFloat64MaxRows: 10_240,
+  /**
+   * Units per graph pair n²·(d + k) of a graph fit (RBF kernel plus LabelSpreading's handful of
+   * iterations) and per test pair e·n·(d + k) of the inductive prediction, in float64 JS and in
+   * float32 tfjs: LS fit 3.3 s at 2 142 rows (float64) and 6.3 s / 11.1 s at 8 516 / 10 260 rows
+   * (float32); prediction 6.5 s (float64, 2.1·10⁷ pairs) and 2.3 s / 5.6 s (float32, 4.1·10⁷ /
+   * 1.0·10⁸ pairs).
+   */
+  graphFitPerPair: { float64: 6, float32: 1 },
+  graphPredictPerPair: { float64: 3, float32: 0.5 },
+  /**
    * TSVM: SMO work per one-vs-rest problem grows as n^1.7 (letter distribution → feature: 4.7×
    * the rows, ≈ 14× the time): units per d·n^1.7, plus a fixed cost per binary fit (≈ 20 fits
    * per problem: the L fit and 18 annealing rounds, more with swaps).
    */
   tsvmUnitsPerDN17: 21,
   tsvmUnitsPerBinaryFit: 1e5,
+  /**
+   * SSGMM: EM iterations (≈ 170 on letter distribution and feature cells) × units per row·k·(d²+d)
+   * of one (25.6 s at 2 142 rows, 130 s at 10 260; the label cells converge sooner).
+   */
+  ssgmmIterations: 170,
+  ssgmmUnitsPerRowKD2: 4,
+  /**
+   * Tri-Training: units per (u + e)·k·d. Its three learners label U each pass and predict E, and
+   * those predictions (two one-vs-one SVCs, 325 pairs at 26 classes) outweigh the refits: 44 s at
+   * (2 012 + 9 877) rows, 76 s at (10 000 + 9 740), 17 s at (8 381 + 4 834).
+   */
+  triTrainingUnitsPerRowKD: 3600,
+  /** Assemble: XGBoost rounds on L ∪ U, units per k·n·d·log₂n (6.4 s, 23.6 s, 51 s on the three). */
+  assembleUnitsPerKNDLogN: 300,
 };
 
-/** Dense RBF graph over L ∪ U, then propagation iterations, then the prediction kernel. */
-function graphUnits({ graph: n, test: e, k, d }: CellShape): number {
-  return n ** 2 * (d + 30 * k) + e * n * d;
+/** Dense RBF graph over L ∪ U (with LabelSpreading's iterations), then the prediction kernel. */
+function graphUnits({ graph: n, test: e, k, d }: CellShape, float64MaxRows: number): number {
+  const T = LARGE_SCALE_TERMS;
+  const p = n <= float64MaxRows ? 'float64' : 'float32';
+  return n * n * (d + k) * T.graphFitPerPair[p] + e * n * (d + k) * T.graphPredictPerPair[p];
 }
 
 /**
@@ -69,25 +101,36 @@ function graphUnits({ graph: n, test: e, k, d }: CellShape): number {
  */
 export const COST_UNITS = {
   xgb: ({ labeled: l, test: e, k, d }: CellShape) => 100 * k * (l * d * log2(l) + e * 6),
-  graph: (s: CellShape): number => graphUnits(s),
-  /** The graph's work plus LP's loop: the fast path (∝ n_u³) or the float32 loop above 4 096 rows. */
+  /** LabelSpreading: float64 JS up to lsFloat64MaxRows graph rows, float32 tfjs above. */
+  graph: (s: CellShape): number => graphUnits(s, LARGE_SCALE_TERMS.lsFloat64MaxRows),
+  /**
+   * The graph's build and prediction (float64 on every letter cell) plus LP's loop: the leaps
+   * (∝ n_u³) up to float64MaxRows rows, the Chebyshev series above.
+   */
   lp: (s: CellShape): number => {
     const T = LARGE_SCALE_TERMS;
-    const { graph: n, unlabeled: u, k } = s;
+    const { graph: n, unlabeled: u, test: e, k, d } = s;
+    const f64 = n <= T.lpFloat64MaxRows ? 'float64' : 'float32';
+    const build = n * n * d * T.graphFitPerPair[f64];
+    const predict = e * n * (d + k) * T.graphPredictPerPair[f64];
     const loop =
       n <= T.float64MaxRows
         ? T.lpUnitsPerCubicU * u ** 3
         : T.lpLargeProducts * T.lpLargeUnitsPerN2K * n * n * k;
-    return graphUnits(s) + loop;
+    return build + loop + predict;
   },
-  ssgmm: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) => 100 * (l + u + e) * k * (d * d + d),
+  ssgmm: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) =>
+    (LARGE_SCALE_TERMS.ssgmmIterations * LARGE_SCALE_TERMS.ssgmmUnitsPerRowKD2 * (l + u) + 2 * e) *
+    k *
+    (d * d + d),
   tsvm: ({ graph: n, test: e, k, d }: CellShape) =>
     k * (20 * LARGE_SCALE_TERMS.tsvmUnitsPerBinaryFit + LARGE_SCALE_TERMS.tsvmUnitsPerDN17 * d * n ** 1.7) +
     (e * n * (d + k)) / 2,
+  /** The letter-measured term plus the learners' fits on L (which dominate on iris and wine). */
   tritraining: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) =>
-    3 * 10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
+    LARGE_SCALE_TERMS.triTrainingUnitsPerRowKD * (u + e) * k * d + 3 * 10 * 100 * k * l * d * log2(l),
   assemble: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) =>
-    10 * 100 * k * ((l + u) * d * log2(l + u) + e * 6),
+    LARGE_SCALE_TERMS.assembleUnitsPerKNDLogN * k * (l + u) * d * log2(l + u) + 1000 * k * e * 6,
   /** Deep methods: steps × batch (64) × a small MLP's multiply-adds, forward and backward. */
   deep: ({ k, d, steps, test: e }: CellShape) =>
     (steps || 1000) * 64 * 3 * (d * 128 + 128 * 128 + 128 * k) + e * (d * 128 + 128 * k),
