@@ -36,6 +36,11 @@ export interface F64Kernels {
   symSquare(A: Float64Array, m: number, tick?: () => Promise<void>): Promise<Float64Array>;
   /** out (m×c) = A (m×m) · X (m×c), row-major. */
   mulSquare(A: Float64Array, m: number, X: Float64Array, c: number, out: Float64Array): void;
+  /**
+   * out (r×c) = A (r×m) · X (m×c), row-major, for a thin X that stays the same over many calls
+   * (the inductive prediction: blocks of kernel rows times the label distributions F).
+   */
+  mulThin(A: Float64Array, r: number, m: number, X: Float64Array, c: number, out: Float64Array): void;
 }
 
 class WasmF64Kernels implements F64Kernels {
@@ -135,6 +140,39 @@ class WasmF64Kernels implements F64Kernels {
       }
     }
     for (let i = 0; i < m; i++) for (let j = 0; j < c; j++) out[i * c + j] = heap[outBase + i * cp + j];
+  }
+
+  mulThin(A: Float64Array, r: number, m: number, X: Float64Array, c: number, out: Float64Array): void {
+    const mp = pad4(m);
+    const cp = pad4(c);
+    const rp = (r + 1) & ~1;
+    // Xᵀ (cp×mp) at offset 0, kept while X is the same array; then A (rp×mp), then out (rp×cp).
+    const aBase = cp * mp;
+    const outBase = aBase + rp * mp;
+    this.reserve(outBase + rp * cp);
+    const heap = this.heap;
+    if (this.resident !== X || this.residentM !== -m) {
+      heap.fill(0, 0, aBase);
+      for (let l = 0; l < m; l++) for (let j = 0; j < c; j++) heap[j * mp + l] = X[l * c + j];
+      this.resident = X;
+      this.residentM = -m; // never equal to a square's order: loadSquare reloads after this
+    }
+    heap.fill(0, aBase, outBase + rp * cp);
+    for (let i = 0; i < r; i++) heap.set(A.subarray(i * m, i * m + m), aBase + i * mp);
+    const rowBytes = mp * 8;
+    const outRowBytes = cp * 8;
+    const dot = this.dot;
+    for (let l0 = 0; l0 < mp; l0 += CHUNK) {
+      const len = Math.min(CHUNK, mp - l0);
+      for (let i = 0; i < rp; i += 2) {
+        const a0 = (aBase + i * mp + l0) * 8;
+        for (let j = 0; j < cp; j += 4) {
+          const out0 = (outBase + i * cp + j) * 8;
+          dot(a0, a0 + rowBytes, (j * mp + l0) * 8, rowBytes, len, out0, out0 + outRowBytes);
+        }
+      }
+    }
+    for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[i * c + j] = heap[outBase + i * cp + j];
   }
 }
 

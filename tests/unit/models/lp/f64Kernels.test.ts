@@ -72,6 +72,58 @@ describe('f64Kernels (WebAssembly SIMD)', () => {
     expectProductsClose(js, A, m, X, c);
   });
 
+  /** |got − exact| ≤ 1e-14 · Σ|terms| for a rectangular A (r×m). */
+  function expectThinClose(
+    got: Float64Array,
+    A: Float64Array,
+    r: number,
+    m: number,
+    X: Float64Array,
+    c: number,
+  ) {
+    let worst = 0;
+    for (let i = 0; i < r; i++)
+      for (let j = 0; j < c; j++) {
+        let s = 0;
+        let mag = 0;
+        for (let l = 0; l < m; l++) {
+          s += A[i * m + l] * X[l * c + j];
+          mag += Math.abs(A[i * m + l] * X[l * c + j]);
+        }
+        worst = Math.max(worst, Math.abs(got[i * c + j] - s) / (mag || 1));
+      }
+    expect(worst).toBeLessThan(1e-14);
+  }
+
+  it.each([
+    [1, 1, 1],
+    [3, 7, 3],
+    [64, 37, 26],
+    [5, 1031, 5],
+  ])('mulThin equals A·X for A %i×%i with %i columns', (r, m, c) => {
+    const rng = mt(r * 1000 + m);
+    const A = new Float64Array(r * m).map(() => rng.normal());
+    const X = new Float64Array(m * c).map(() => rng.normal());
+    const out = new Float64Array(r * c).fill(NaN);
+    kernels!.mulThin(A, r, m, X, c, out);
+    expectThinClose(out, A, r, m, X, c);
+  });
+
+  it('mulThin keeps X resident across row blocks, and squares after it never see a stale matrix', async () => {
+    const k = f64Kernels()!;
+    const rng = mt(9);
+    const X = new Float64Array(21 * 4).map(() => rng.normal());
+    const Y = new Float64Array(21 * 4).map(() => rng.normal());
+    for (const M of [X, X, Y, X]) {
+      const A = new Float64Array(5 * 21).map(() => rng.normal());
+      const out = new Float64Array(5 * 4);
+      k.mulThin(A, 5, 21, M, 4, out);
+      expectThinClose(out, A, 5, 21, M, 4);
+      const S = symmetric(21, 4);
+      expectProductsClose(await k.symSquare(S, 21), S, 21, S, 21);
+    }
+  });
+
   it('keeps one matrix resident but never a stale one: alternating matrices and orders', async () => {
     const k = f64Kernels()!;
     const A = symmetric(21, 1);

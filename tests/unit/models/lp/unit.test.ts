@@ -39,13 +39,18 @@ const fixtures = JSON.parse(
 
 const mat = (v: number[], d: number): Matrix => ({ data: Float32Array.from(v), rows: v.length / d, cols: d });
 
-function build(c: UnitCase, precision: 'float64' | 'float32') {
-  const compute = { precision, blockRows: 7 }; // small blocks: exercise the blocking on tiny data
+function build(c: UnitCase, precision: 'float64' | 'float32', simdPrediction = true) {
+  const compute = { precision, blockRows: 7, simdPrediction }; // small blocks: exercise the blocking on tiny data
   return c.variant === 'lp' ? new LabelPropagation(c.params, compute) : new LabelSpreading(c.params, compute);
 }
 
-async function fitCase(c: UnitCase, precision: 'float64' | 'float32', quirks: 'rsb' | 'fixed' = 'rsb') {
-  const model = build(c, precision);
+async function fitCase(
+  c: UnitCase,
+  precision: 'float64' | 'float32',
+  quirks: 'rsb' | 'fixed' = 'rsb',
+  simdPrediction = true,
+) {
+  const model = build(c, precision, simdPrediction);
   await model.fit(mat(c.Xl, c.d), Int32Array.from(c.yl), mat(c.Xu, c.d), c.k, { rng: mt(0), quirks });
   return model;
 }
@@ -98,6 +103,27 @@ describe('LP/LS match scikit-learn 1.2.1 (float64 path)', () => {
       model.dispose();
     }
   });
+});
+
+describe('float64 prediction: SIMD blocks against the JS rows (the reference)', () => {
+  it.each(['rsb', 'fixed'] as const)(
+    'same probabilities to 1e-12 and the same degenerate rows (quirks %s)',
+    async (quirks) => {
+      for (const c of fixtures.cases) {
+        const Xe = mat(c.Xe, c.d);
+        const [simd, js] = [
+          await fitCase(c, 'float64', quirks, true),
+          await fitCase(c, 'float64', quirks, false),
+        ];
+        const P = await simd.predictProba(Xe);
+        const Q = await js.predictProba(Xe);
+        for (let i = 0; i < P.length; i++) expect(Math.abs(P[i] - Q[i])).toBeLessThan(1e-12);
+        expect(simd.info().nNanRows).toBe(js.info().nNanRows);
+        simd.dispose();
+        js.dispose();
+      }
+    },
+  );
 });
 
 describe('LP/LS float32 blocked tfjs path', () => {
