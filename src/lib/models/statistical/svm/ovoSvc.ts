@@ -14,7 +14,7 @@
 import type { Matrix } from '../../../types.ts';
 import { RbfKernel, scaleGamma } from './kernel.ts';
 import type { SmoOptions } from './smo.ts';
-import { fitBinarySvc, svcDecision, type BinarySvcModel } from './svc.ts';
+import { fitBinarySvc, type BinarySvcModel } from './svc.ts';
 
 export interface OvoSvcOptions {
   /** C (same for every row). Default 1. */
@@ -27,8 +27,13 @@ export interface OvoSvcOptions {
 export interface OvoSvcModel {
   /** The classes present in the training rows, ascending (sklearn's classes_). */
   classes: Int32Array;
-  /** Machines in libsvm's pair order (0,1), (0,2), …, (1,2), …; `a` < `b` index `classes`. */
-  pairs: { a: number; b: number; model: BinarySvcModel }[];
+  /**
+   * Machines in libsvm's pair order (0,1), (0,2), …, (1,2), …; `a` < `b` index `classes`;
+   * `svSlot[v]`: the pair's support vector v as a row of `svX`.
+   */
+  pairs: { a: number; b: number; model: BinarySvcModel; svSlot: Int32Array }[];
+  /** The distinct support vectors of all pairs (a training row is one slot however many pairs use it). */
+  svX: Float64Array;
   d: number;
   gamma: number;
   nIter: number;
@@ -82,6 +87,8 @@ function* ovoSvcSteps(X: Matrix, y: Int32Array, opts: OvoSvcOptions): Generator<
     return rows;
   });
   const pairs: OvoSvcModel['pairs'] = [];
+  const slotOf = new Map<number, number>(); // training row → row of svX
+  const svRows: number[] = [];
   let nIter = 0;
   for (let a = 0; a < classes.length; a++) {
     for (let b = a + 1; b < classes.length; b++) {
@@ -95,11 +102,25 @@ function* ovoSvcSteps(X: Matrix, y: Int32Array, opts: OvoSvcOptions): Generator<
       for (let i = 0; i < m; i++) yy[i] = i < byClass[a].length ? -1 : 1; // class a = sklearn's first class (−1)
       const model = fitBinarySvc(new RbfKernel(sub, m, d, gamma), yy, new Float64Array(m).fill(C), opts.smo);
       nIter += model.nIter;
-      pairs.push({ a, b, model });
+      const svSlot = Int32Array.from(model.support, (i) => {
+        const row = rows[i];
+        let slot = slotOf.get(row);
+        if (slot === undefined) {
+          slot = svRows.length;
+          slotOf.set(row, slot);
+          svRows.push(row);
+        }
+        return slot;
+      });
+      pairs.push({ a, b, model, svSlot });
       yield;
     }
   }
-  return { classes, pairs, d, gamma, nIter };
+  const svX = new Float64Array(svRows.length * d);
+  svRows.forEach((r, slot) => {
+    for (let f = 0; f < d; f++) svX[slot * d + f] = X.data[r * d + f];
+  });
+  return { classes, pairs, svX, d, gamma, nIter };
 }
 
 /** libsvm's one-vs-one vote; returns class labels (values of `classes`). */
@@ -109,10 +130,32 @@ export function predictOvoSvc(model: OvoSvcModel, X: Matrix): Int32Array {
   const n = X.rows;
   const k = model.classes.length;
   const votes = new Int32Array(n * k);
-  for (const { a, b, model: m } of model.pairs) {
-    const dec = svcDecision(m, X.data, n);
-    // libsvm's value is −dec: it votes a when −dec > 0, else b.
-    for (let r = 0; r < n; r++) votes[r * k + (-dec[r] > 0 ? a : b)]++;
+  // One kernel value per distinct support vector and row, shared by every pair (libsvm's
+  // svm_predict does the same over model->SV); each pair then sums its dual coefficients over
+  // those values in its own order, so decisions equal svcDecision's pair by pair.
+  const { svX, d, gamma } = model;
+  const nsv = svX.length / d;
+  const kv = new Float64Array(nsv);
+  const Xd = X.data;
+  for (let r = 0; r < n; r++) {
+    const off = r * d;
+    for (let v = 0; v < nsv; v++) {
+      const ov = v * d;
+      let dist = 0;
+      for (let f = 0; f < d; f++) {
+        const t = svX[ov + f] - Xd[off + f];
+        dist += t * t;
+      }
+      kv[v] = Math.exp(-gamma * dist);
+    }
+    for (const { a, b, model: m, svSlot } of model.pairs) {
+      const coef = m.dualCoef;
+      let s = 0;
+      for (let v = 0; v < coef.length; v++) s += coef[v] * kv[svSlot[v]];
+      const dec = s + m.intercept;
+      // libsvm's value is −dec: it votes a when −dec > 0, else b.
+      votes[r * k + (-dec > 0 ? a : b)]++;
+    }
   }
   const out = new Int32Array(n);
   for (let r = 0; r < n; r++) {
