@@ -71,10 +71,27 @@ export function logDensity(
     }
     if (Math.sqrt(res) >= 1e3 * g.cutoff) return -Infinity;
   }
+  // Two whitened coordinates at a time (two independent sums in flight); each still sums over i in
+  // order and maha adds their squares in order r, so the result is bit-identical to one at a time.
   let maha = 0;
-  for (let r = 0; r < g.rank; r++) {
+  const W = g.whiten;
+  let r = 0;
+  for (; r + 2 <= g.rank; r += 2) {
+    const o0 = r * d;
+    const o1 = o0 + d;
+    let s0 = 0;
+    let s1 = 0;
+    for (let i = 0; i < d; i++) {
+      const wi = work[i];
+      s0 += W[o0 + i] * wi;
+      s1 += W[o1 + i] * wi;
+    }
+    maha += s0 * s0;
+    maha += s1 * s1;
+  }
+  for (; r < g.rank; r++) {
     let s = 0;
-    for (let i = 0; i < d; i++) s += g.whiten[r * d + i] * work[i];
+    for (let i = 0; i < d; i++) s += W[r * d + i] * work[i];
     maha += s * s;
   }
   return -0.5 * (g.rank * LOG_2PI + g.logPdet + maha);

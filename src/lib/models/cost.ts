@@ -73,10 +73,10 @@ export const LARGE_SCALE_TERMS = {
   tsvmUnitsPerBinaryFit: 1e5,
   /**
    * SSGMM: EM iterations (≈ 170 on letter distribution and feature cells) × units per row·k·(d²+d)
-   * of one (25.6 s at 2 142 rows, 130 s at 10 260; the label cells converge sooner).
+   * of one (11.2 s at 2 142 rows; the label cells converge sooner).
    */
   ssgmmIterations: 170,
-  ssgmmUnitsPerRowKD2: 4,
+  ssgmmUnitsPerRowKD2: 1.8,
   /**
    * Tri-Training: units per (u + e)·k·d. Its three learners label U each pass and predict E (two
    * one-vs-one SVCs: 325 pairs at 26 classes, sharing one kernel value per support vector), and
