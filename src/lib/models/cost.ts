@@ -58,12 +58,12 @@ export const LARGE_SCALE_TERMS = {
   /**
    * Units per graph pair n²·(d + k) of a graph fit (RBF kernel plus LabelSpreading's handful of
    * iterations) and per test pair e·n·(d + k) of the inductive prediction, in float64 JS and in
-   * float32 tfjs: LS fit 3.3 s at 2 142 rows (float64) and 6.3 s / 11.1 s at 8 516 / 10 260 rows
-   * (float32); prediction 2.3 s (float64 on the SIMD kernels, 2.1·10⁷ pairs; 6.5 s in JS) and
-   * 2.3 s / 5.6 s (float32, 4.1·10⁷ / 1.0·10⁸ pairs).
+   * float32 tfjs: LS fit ≈ 1 s at 2 142 rows (float64, products on the SIMD kernels; 3.3 s in JS)
+   * and 6.3 s / 11.1 s at 8 516 / 10 260 rows (float32); prediction ≈ 2 s (float64 on the SIMD
+   * kernels, 2.1·10⁷ pairs; 6.5 s in JS) and 2.3 s / 5.6 s (float32, 4.1·10⁷ / 1.0·10⁸ pairs).
    */
-  graphFitPerPair: { float64: 6, float32: 1 },
-  graphPredictPerPair: { float64: 1.1, float32: 0.5 },
+  graphFitPerPair: { float64: 2, float32: 1 },
+  graphPredictPerPair: { float64: 0.8, float32: 0.5 },
   /**
    * TSVM: SMO work per one-vs-rest problem grows as n^1.7 (letter distribution → feature: 4.7×
    * the rows, ≈ 14× the time): units per d·n^1.7, plus a fixed cost per binary fit (≈ 20 fits

@@ -75,10 +75,12 @@ export interface GraphComputeOptions {
   /** The fast path's way through the affine phase: 'auto' (by cost), 'leaps' or 'chebyshev'. */
   fastPropagationMethod: 'auto' | 'leaps' | 'chebyshev';
   /**
-   * float64 prediction: kernel rows × F on the WebAssembly SIMD kernels where they exist (blocks of
-   * SCORE_BLOCK test rows); false = one row at a time in JS, the reference.
+   * float64 products on the WebAssembly SIMD kernels where they exist: LabelSpreading's iterations
+   * and the prediction's kernel rows × F (blocks of SCORE_BLOCK test rows). false = the JS loops,
+   * the reference. (LabelPropagation's direct loop always stays in JS: it is the fast path's
+   * reference.)
    */
-  simdPrediction: boolean;
+  simd: boolean;
 }
 
 /** Test rows per SIMD block of the float64 prediction (64 × 10 240 doubles: 5 MiB of kernel rows). */
@@ -88,7 +90,7 @@ export const GRAPH_COMPUTE_DEFAULTS: Readonly<GraphComputeOptions> = Object.free
   precision: 'auto',
   float64MaxRows: 4096,
   float64FastMaxRows: 10_240,
-  simdPrediction: true,
+  simd: true,
   blockRows: 1024,
   cacheBytes: 512 * 1024 * 1024,
   fastPropagation: true,
@@ -218,6 +220,8 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     let F: Float64Array = F0;
     let prev: Float64Array = new Float64Array(n * k);
     let next: Float64Array = new Float64Array(n * k);
+    // LabelSpreading's products S·F on the SIMD kernels (S stays resident across iterations).
+    const lsKernels = this.variant === 'spreading' && this.compute.simd ? f64Kernels() : null;
     const stride = this.stride(n, k);
     let nIter = 0;
     let converged = false;
@@ -277,7 +281,8 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
         normaliseRows64(next, n, k);
         next.set(Y.subarray(0, nl * k), 0);
       } else {
-        matMulGF64(G, F, n, k, next);
+        if (lsKernels) lsKernels.mulSquare(G, n, F, k, next);
+        else matMulGF64(G, F, n, k, next);
         const a = this.alpha;
         for (let i = 0; i < next.length; i++) next[i] = a * next[i] + Y[i];
       }
@@ -406,7 +411,7 @@ export abstract class GraphEstimatorBase<P extends GraphParams> extends BaseEsti
     const d2 = new Float64Array(n);
     // Blocks of kernel rows times F on the WebAssembly SIMD kernels where they exist (the same sums
     // up to the order of the additions, as in the fit); else one row at a time in JS.
-    const simd = this.compute.simdPrediction ? f64Kernels() : null;
+    const simd = this.compute.simd ? f64Kernels() : null;
     const B = simd ? SCORE_BLOCK : 1;
     const kern = new Float64Array(B * n);
     const blockScores = new Float64Array(B * k);

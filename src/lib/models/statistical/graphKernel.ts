@@ -46,7 +46,35 @@ export function sqDistRow(
   out: Float64Array,
 ): void {
   const ai = i * d;
-  for (let j = 0; j < nb; j++) {
+  // Four rows of B at a time: four independent sums in flight; each still runs over c in order,
+  // so every distance is bit-identical to one row at a time.
+  let j = 0;
+  for (; j + 4 <= nb; j += 4) {
+    const b0 = j * d;
+    const b1 = b0 + d;
+    const b2 = b1 + d;
+    const b3 = b2 + d;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let c = 0; c < d; c++) {
+      const a = A[ai + c];
+      const e0 = a - B[b0 + c];
+      const e1 = a - B[b1 + c];
+      const e2 = a - B[b2 + c];
+      const e3 = a - B[b3 + c];
+      s0 += e0 * e0;
+      s1 += e1 * e1;
+      s2 += e2 * e2;
+      s3 += e3 * e3;
+    }
+    out[j] = s0;
+    out[j + 1] = s1;
+    out[j + 2] = s2;
+    out[j + 3] = s3;
+  }
+  for (; j < nb; j++) {
     let s = 0;
     const bj = j * d;
     for (let c = 0; c < d; c++) {

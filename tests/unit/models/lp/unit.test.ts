@@ -39,8 +39,8 @@ const fixtures = JSON.parse(
 
 const mat = (v: number[], d: number): Matrix => ({ data: Float32Array.from(v), rows: v.length / d, cols: d });
 
-function build(c: UnitCase, precision: 'float64' | 'float32', simdPrediction = true) {
-  const compute = { precision, blockRows: 7, simdPrediction }; // small blocks: exercise the blocking on tiny data
+function build(c: UnitCase, precision: 'float64' | 'float32', simd = true) {
+  const compute = { precision, blockRows: 7, simd }; // small blocks: exercise the blocking on tiny data
   return c.variant === 'lp' ? new LabelPropagation(c.params, compute) : new LabelSpreading(c.params, compute);
 }
 
@@ -48,9 +48,9 @@ async function fitCase(
   c: UnitCase,
   precision: 'float64' | 'float32',
   quirks: 'rsb' | 'fixed' = 'rsb',
-  simdPrediction = true,
+  simd = true,
 ) {
-  const model = build(c, precision, simdPrediction);
+  const model = build(c, precision, simd);
   await model.fit(mat(c.Xl, c.d), Int32Array.from(c.yl), mat(c.Xu, c.d), c.k, { rng: mt(0), quirks });
   return model;
 }
@@ -105,7 +105,7 @@ describe('LP/LS match scikit-learn 1.2.1 (float64 path)', () => {
   });
 });
 
-describe('float64 prediction: SIMD blocks against the JS rows (the reference)', () => {
+describe('float64 SIMD products (LS iterations, prediction) against the JS loops (the reference)', () => {
   it.each(['rsb', 'fixed'] as const)(
     'same probabilities to 1e-12 and the same degenerate rows (quirks %s)',
     async (quirks) => {
