@@ -13,6 +13,7 @@ import type { Matrix } from '../../types.ts';
 import { BaseEstimator } from '../baseEstimator.ts';
 import type { FitInfo, LiveFitContext } from '../estimator.ts';
 import { integerIn, interval, oneOf, ParamError, validateParams, type ConstraintTable } from '../params.ts';
+import { batchMatMulCounts } from './batchMatMul.ts';
 import { resolveSize, trainerConfig, type DeepOptions } from './config.ts';
 import { trainerStreams, type DeepFitContext } from './context.ts';
 import { countParams } from './ftTransformer.ts';
@@ -162,6 +163,7 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
     });
     const method = createMethod(this.method, o.mode ?? 'rsb', o.methodParams);
     const trainer = new DeepTrainer(cfg, method, { Xl, yl, Xu, k }, trainerStreams(ctx));
+    const simdBefore = batchMatMulCounts.simd;
     this.trainer = trainer;
     if (ctx.resumeFrom) trainer.restore(ctx.resumeFrom);
     // The supervised baseline has no unsupervised term and no mask: report neither (the live
@@ -190,6 +192,9 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
       nIter: cfg.steps,
       steps: cfg.steps,
       backend: tf.getBackend(),
+      // Batched products (attention) served by the SIMD kernel of batchMatMul.ts on wasm: 0 says
+      // tfjs's own scalar loop ran them (another backend, or no WebAssembly SIMD).
+      wasmSimdProducts: batchMatMulCounts.simd - simdBefore,
       params: countParams(cfg.shape),
       size: resolveSize(o.size).name,
       init_seed: cfg.initSeed,

@@ -202,6 +202,8 @@ describe('createDeepEstimator', () => {
       quirks: 'rsb',
       backend: 'wasm',
     });
+    // attention's batched products ran on the SIMD kernel (batchMatMul.ts), not tfjs's loop
+    expect(est.info().wasmSimdProducts).toBeGreaterThan(0);
     expect(est.hyper).toMatchObject({
       optimizer: 'adam',
       lr: 1e-4,
