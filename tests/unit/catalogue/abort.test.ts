@@ -5,9 +5,10 @@
  * (what a browser worker sees). The fits are made long (abortHarness.ts), so a fit that finishes
  * before the signal fails the test instead of passing it unexamined.
  *
- * The limit is on the CPU time the process spends between the signal and the rejection (the work
- * a fit does before it honours the abort), which a loaded CI machine does not inflate; on an idle
- * machine (load below the core count) the wall-clock delay is held to the same limit.
+ * The limit is on the work a fit does between the signal and the rejection, bounded by the smaller
+ * of the process's CPU time (which a loaded CI machine does not inflate) and the wall time (which
+ * other threads of the process do not inflate); on an idle machine (load below the core count) the
+ * wall-clock delay alone is held to the same limit.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -25,9 +26,12 @@ const cpuMs = () => {
 };
 
 function expectPrompt(what: string, cpu: number, wall: number): void {
+  // The fit's own work is at most the wall time and at most the process's CPU time. Each alone
+  // can overstate it: wall under load, CPU when other threads of this process run meanwhile
+  // (process.cpuUsage counts every thread: other test files' workers, GC). The smaller bounds it.
   expect(
-    cpu,
-    `${what}: CPU ms between the abort and the rejection (wall ${wall.toFixed(0)} ms)`,
+    Math.min(cpu, wall),
+    `${what}: ms between the abort and the rejection, min of CPU ${cpu.toFixed(0)} and wall ${wall.toFixed(0)}`,
   ).toBeLessThan(LIMIT_MS);
   if (idle()) expect(wall, `${what}: wall-clock ms on an idle machine`).toBeLessThan(LIMIT_MS);
 }
