@@ -1,22 +1,10 @@
 /** The CLI as a user runs it: `node bin/rac-bench.mjs ...` in a child process. */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin/rac-bench.mjs');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { REPO_ROOT as root, runCli as cli } from './helpers/cli.ts';
 
 interface FixtureCell {
   mode: string;

@@ -3,29 +3,12 @@
  * ends with the same cells as an uninterrupted run; `--out` is checked before the first fit; the
  * result file is replaced atomically; an oversized plan is refused at once.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin/rac-bench.mjs');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
-  const t0 = Date.now();
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
-      resolve({
-        code: err ? Number((err as { code?: number }).code ?? 1) : 0,
-        stdout,
-        stderr,
-        ms: Date.now() - t0,
-      });
-    });
-  });
-}
+import { CLI_BIN as bin, REPO_ROOT as root, runCli as cli } from './helpers/cli.ts';
 
 const PLAN = [
   'run',

@@ -3,27 +3,15 @@
  * (`--algorithms deep`, `--preset classroom-deep`, `--option fixmatch.size=tiny`) and runs one
  * tiny FixMatch and FT-Transformer cell end to end in a child process, writing a valid run file.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli as cli } from '../helpers/cli.ts';
 import { planFromFlags } from '../../../src/cli/runCommand.ts';
 import { DEEP_METHOD_IDS } from '../../../src/lib/models/deep/methods/index.ts';
 import { CLASSROOM_DEEP_OPTIONS } from '../../../src/lib/suite/presets.ts';
 import { parseRun } from '../../../src/lib/suite/schema.ts';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'bin/rac-bench.mjs');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 describe('rac-bench run, deep family', () => {
   it('--algorithms deep selects the nine; --preset classroom-deep brings its tiny loop', () => {

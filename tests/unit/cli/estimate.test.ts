@@ -1,19 +1,6 @@
 /** `rac-bench estimate` as a user runs it (child process): real split shapes, shards, bad input. */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'bin/rac-bench.mjs');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runCli as cli } from '../helpers/cli.ts';
 
 describe('rac-bench estimate', () => {
   it('prints per algorithm × dataset fits and the wall time of the shards', async () => {

@@ -1,21 +1,9 @@
 /** `rac-bench run --subsample` (PROTOCOL.md §9) as a user runs it: `node bin/rac-bench.mjs ...`. */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'bin/rac-bench.mjs');
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runCli as cli } from '../helpers/cli.ts';
 
 interface Cell {
   algorithm: { name: string };
