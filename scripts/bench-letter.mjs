@@ -35,28 +35,34 @@ const { values: opt } = parseArgs({
 
 const T_GRID = [0, 0.2, 0.4, 0.6, 0.8, 1];
 
-/** The grid t whose split has the most L ∪ U rows (the first of equals), from `rac-bench split`. */
-async function largestT(setting, labels) {
-  const { stdout } = await run(
+/** `rac-bench SUBCOMMAND --dataset letter … --data-dir DIR` in a child process; resolves with its stdout. */
+const racBenchLetter = (subcommand, args) =>
+  run(
     process.execPath,
     [
       join(ROOT, 'bin/rac-bench.mjs'),
-      'split',
+      subcommand,
       '--dataset',
       'letter',
-      '--setting',
-      setting,
-      '--labels',
-      String(labels),
-      '--seeds',
-      opt.seed,
-      '--t',
-      'all',
+      ...args,
       '--data-dir',
       opt['data-dir'],
     ],
     { cwd: ROOT, maxBuffer: 1 << 28 },
   );
+
+/** The grid t whose split has the most L ∪ U rows (the first of equals), from `rac-bench split`. */
+async function largestT(setting, labels) {
+  const { stdout } = await racBenchLetter('split', [
+    '--setting',
+    setting,
+    '--labels',
+    String(labels),
+    '--seeds',
+    opt.seed,
+    '--t',
+    'all',
+  ]);
   let best = null;
   for (const c of JSON.parse(stdout)) {
     const n = c.labeled.length + c.unlabeled.length;
@@ -78,31 +84,21 @@ for (const setting of opt.settings.split(',')) {
     for (const algo of opt.algorithms.split(',')) {
       const out = join(tmpdir(), `rac-bench-letter-${process.pid}.json`);
       const t0 = performance.now();
-      await run(
-        process.execPath,
-        [
-          join(ROOT, 'bin/rac-bench.mjs'),
-          'run',
-          '--dataset',
-          'letter',
-          '--setting',
-          setting,
-          '--labels',
-          String(labels),
-          '--algorithms',
-          algo,
-          '--seeds',
-          opt.seed,
-          '--t',
-          String(t),
-          '--out',
-          out,
-          '--quiet',
-          '--data-dir',
-          opt['data-dir'],
-        ],
-        { cwd: ROOT, maxBuffer: 1 << 28 },
-      );
+      await racBenchLetter('run', [
+        '--setting',
+        setting,
+        '--labels',
+        String(labels),
+        '--algorithms',
+        algo,
+        '--seeds',
+        opt.seed,
+        '--t',
+        String(t),
+        '--out',
+        out,
+        '--quiet',
+      ]);
       const wallMs = performance.now() - t0;
       const cell = JSON.parse(readFileSync(out, 'utf8')).cells[0];
       const ours = {
