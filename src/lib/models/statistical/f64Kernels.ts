@@ -126,20 +126,40 @@ class WasmF64Kernels implements F64Kernels {
     const outBase = xtBase + cp * mp;
     heap.fill(0, xtBase, outBase + mp * cp);
     for (let l = 0; l < m; l++) for (let j = 0; j < c; j++) heap[xtBase + j * mp + l] = X[l * c + j];
+    this.rowsTimesXt(0, m, mp, xtBase, c, outBase, out);
+  }
+
+  /**
+   * out (rows×c) = A · X with A's rows at `aBase` (stride mp) and Xᵀ at `xtBase` (cp rows of
+   * stride mp), both padded with zeros; the padded product goes to `outBase` (stride cp). Offsets
+   * in doubles. The shared inner loop of mulSquare and mulThin.
+   */
+  private rowsTimesXt(
+    aBase: number,
+    rows: number,
+    mp: number,
+    xtBase: number,
+    c: number,
+    outBase: number,
+    out: Float64Array,
+  ): void {
+    const cp = pad4(c);
+    const rp = (rows + 1) & ~1;
     const rowBytes = mp * 8;
     const outRowBytes = cp * 8;
     const dot = this.dot;
     for (let l0 = 0; l0 < mp; l0 += CHUNK) {
       const len = Math.min(CHUNK, mp - l0);
-      for (let i = 0; i < mp; i += 2) {
-        const a0 = i * rowBytes + l0 * 8;
+      for (let i = 0; i < rp; i += 2) {
+        const a0 = (aBase + i * mp + l0) * 8;
         for (let j = 0; j < cp; j += 4) {
           const out0 = (outBase + i * cp + j) * 8;
           dot(a0, a0 + rowBytes, (xtBase + j * mp + l0) * 8, rowBytes, len, out0, out0 + outRowBytes);
         }
       }
     }
-    for (let i = 0; i < m; i++) for (let j = 0; j < c; j++) out[i * c + j] = heap[outBase + i * cp + j];
+    const heap = this.heap;
+    for (let i = 0; i < rows; i++) for (let j = 0; j < c; j++) out[i * c + j] = heap[outBase + i * cp + j];
   }
 
   mulThin(A: Float64Array, r: number, m: number, X: Float64Array, c: number, out: Float64Array): void {
@@ -159,20 +179,7 @@ class WasmF64Kernels implements F64Kernels {
     }
     heap.fill(0, aBase, outBase + rp * cp);
     for (let i = 0; i < r; i++) heap.set(A.subarray(i * m, i * m + m), aBase + i * mp);
-    const rowBytes = mp * 8;
-    const outRowBytes = cp * 8;
-    const dot = this.dot;
-    for (let l0 = 0; l0 < mp; l0 += CHUNK) {
-      const len = Math.min(CHUNK, mp - l0);
-      for (let i = 0; i < rp; i += 2) {
-        const a0 = (aBase + i * mp + l0) * 8;
-        for (let j = 0; j < cp; j += 4) {
-          const out0 = (outBase + i * cp + j) * 8;
-          dot(a0, a0 + rowBytes, (j * mp + l0) * 8, rowBytes, len, out0, out0 + outRowBytes);
-        }
-      }
-    }
-    for (let i = 0; i < r; i++) for (let j = 0; j < c; j++) out[i * c + j] = heap[outBase + i * cp + j];
+    this.rowsTimesXt(aBase, r, mp, 0, c, outBase, out);
   }
 }
 
