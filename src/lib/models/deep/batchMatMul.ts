@@ -104,12 +104,15 @@ export function batchMatMulPlan(
   const batch = Math.max(batchA, batchB);
   if (batch < 2 || (batchA !== batchB && batchA !== 1 && batchB !== 1)) return null;
   if (m * k > MAX_PACKED || k * n > MAX_PACKED || m * n * k === 0) return null;
-  const outerShape = (batchA >= batchB ? outerA : outerB).slice();
-  // Equal batch sizes with different outer shapes only arise from leading 1s; tfjs broadcasts those.
-  if (batchA === batchB && outerA.length !== outerB.length) {
-    const longer = outerA.length > outerB.length ? outerA : outerB;
-    outerShape.splice(0, outerShape.length, ...longer);
+  // tfjs's own broadcast of the batch dims; batch b of the output then pairs A's and B's batch b
+  // (or their single one) exactly when it has `batch` entries ([2, 1] × [1, 2] has 4: tfjs's).
+  let outerShape: number[];
+  try {
+    outerShape = tf.broadcast_util.assertAndGetBroadcastShape(outerA, outerB);
+  } catch {
+    return null; // tfjs's kernel reports it
   }
+  if (size(outerShape) !== batch) return null;
   const sAb = batchA === 1 ? 0 : m * k;
   const [sAi, sAp] = transposeA ? [1, m] : [k, 1];
   const sBb = batchB === 1 ? 0 : k * n;

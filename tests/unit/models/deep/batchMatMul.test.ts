@@ -33,6 +33,7 @@ const CASES: Case[] = [
   [[3, 5, 7], [7, 4], false, false],
   [[1, 3, 5, 7], [3, 7, 4], false, false],
   [[2, 3, 5, 7], [2, 3, 4, 5], true, true],
+  [[1, 1, 3, 4], [4, 4, 5], false, false], // output [1, 4, 3, 5], as tfjs broadcasts
 ];
 
 describe('SIMD batched matmul on tfjs-wasm', () => {
@@ -79,6 +80,8 @@ describe('SIMD batched matmul on tfjs-wasm', () => {
     expect(batchMatMulPlan([2, 512, 512], [2, 512, 512], false, false)).toBeNull(); // too large
     expect(batchMatMulPlan([2, 3, 4], [3, 5, 4], false, false)).toBeNull(); // batch 2 vs 3
     expect(batchMatMulPlan([2, 3, 4], [2, 5, 6], false, false)).toBeNull(); // inner 4 vs 5
+    expect(batchMatMulPlan([2, 1, 3, 4], [1, 2, 4, 5], false, false)).toBeNull(); // 4 output batches
+    expect(batchMatMulPlan([2, 3, 3, 4], [3, 2, 4, 5], false, false)).toBeNull(); // no broadcast
   });
 
   it('gradients through the batched product match tfjs and nothing leaks', async () => {
