@@ -88,11 +88,21 @@ export const LARGE_SCALE_TERMS = {
   assembleUnitsPerKNDLogN: 300,
 };
 
+type GraphPrecision = 'float64' | 'float32';
+
+/** The graph's precision: float64 JS up to `float64MaxRows` L ∪ U rows, float32 tfjs above. */
+const graphPrecision = (n: number, float64MaxRows: number): GraphPrecision =>
+  n <= float64MaxRows ? 'float64' : 'float32';
+
+/** The inductive prediction: an RBF kernel row over L ∪ U per test row, times F. */
+const graphPredictUnits = ({ graph: n, test: e, k, d }: CellShape, p: GraphPrecision): number =>
+  e * n * (d + k) * LARGE_SCALE_TERMS.graphPredictPerPair[p];
+
 /** Dense RBF graph over L ∪ U (with LabelSpreading's iterations), then the prediction kernel. */
-function graphUnits({ graph: n, test: e, k, d }: CellShape, float64MaxRows: number): number {
-  const T = LARGE_SCALE_TERMS;
-  const p = n <= float64MaxRows ? 'float64' : 'float32';
-  return n * n * (d + k) * T.graphFitPerPair[p] + e * n * (d + k) * T.graphPredictPerPair[p];
+function graphUnits(s: CellShape, float64MaxRows: number): number {
+  const { graph: n, k, d } = s;
+  const p = graphPrecision(n, float64MaxRows);
+  return n * n * (d + k) * LARGE_SCALE_TERMS.graphFitPerPair[p] + graphPredictUnits(s, p);
 }
 
 /**
@@ -110,15 +120,14 @@ export const COST_UNITS = {
    */
   lp: (s: CellShape): number => {
     const T = LARGE_SCALE_TERMS;
-    const { graph: n, unlabeled: u, test: e, k, d } = s;
-    const f64 = n <= T.lpFloat64MaxRows ? 'float64' : 'float32';
-    const build = n * n * d * T.graphFitPerPair[f64];
-    const predict = e * n * (d + k) * T.graphPredictPerPair[f64];
+    const { graph: n, unlabeled: u, k, d } = s;
+    const p = graphPrecision(n, T.lpFloat64MaxRows);
+    const build = n * n * d * T.graphFitPerPair[p];
     const loop =
       n <= T.float64MaxRows
         ? T.lpUnitsPerCubicU * u ** 3
         : T.lpLargeProducts * T.lpLargeUnitsPerN2K * n * n * k;
-    return build + loop + predict;
+    return build + loop + graphPredictUnits(s, p);
   },
   ssgmm: ({ labeled: l, unlabeled: u, test: e, k, d }: CellShape) =>
     (LARGE_SCALE_TERMS.ssgmmIterations * LARGE_SCALE_TERMS.ssgmmUnitsPerRowKD2 * (l + u) + 2 * e) *
