@@ -30,6 +30,26 @@ export function scaleGamma(x: ArrayLike<number>, n: number, d: number): number {
   return v !== 0 ? 1 / (d * v) : 1;
 }
 
+/**
+ * K(a, b) = exp(−γ Σ (a_f − b_f)²) for rows a (from aOff) and b (from bOff) of length d: libsvm's
+ * k_function, summing the squared differences in feature order (prediction against support vectors).
+ */
+export function rbf(
+  a: ArrayLike<number>,
+  aOff: number,
+  b: ArrayLike<number>,
+  bOff: number,
+  d: number,
+  gamma: number,
+): number {
+  let s = 0;
+  for (let f = 0; f < d; f++) {
+    const t = a[aOff + f] - b[bOff + f];
+    s += t * t;
+  }
+  return Math.exp(-gamma * s);
+}
+
 export class RbfKernel {
   readonly n: number;
   readonly d: number;
@@ -142,18 +162,6 @@ export class RbfKernel {
       for (let a = 0; a < d; a++) dot += x[oi + a] * x[oj + a];
       out[j] = Math.exp(-gamma * (sqi + sq[j] - 2 * dot));
     }
-  }
-
-  /** K(x_i, z) for an outside point z (read from z[off .. off + d)); libsvm's k_function sums (x − z)². */
-  eval(i: number, z: ArrayLike<number>, off: number): number {
-    const { x, d } = this;
-    const oi = i * d;
-    let s = 0;
-    for (let a = 0; a < d; a++) {
-      const t = x[oi + a] - z[off + a];
-      s += t * t;
-    }
-    return Math.exp(-this.gamma * s);
   }
 
   clearCache(): void {

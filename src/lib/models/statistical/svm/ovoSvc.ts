@@ -12,7 +12,7 @@
  * const labels = predictOvoSvc(m, Xtest);          // Int32Array of class labels
  */
 import type { Matrix } from '../../../types.ts';
-import { RbfKernel, scaleGamma } from './kernel.ts';
+import { RbfKernel, rbf, scaleGamma } from './kernel.ts';
 import type { SmoOptions } from './smo.ts';
 import { fitBinarySvc, type BinarySvcModel } from './svc.ts';
 
@@ -139,15 +139,7 @@ export function predictOvoSvc(model: OvoSvcModel, X: Matrix): Int32Array {
   const Xd = X.data;
   for (let r = 0; r < n; r++) {
     const off = r * d;
-    for (let v = 0; v < nsv; v++) {
-      const ov = v * d;
-      let dist = 0;
-      for (let f = 0; f < d; f++) {
-        const t = svX[ov + f] - Xd[off + f];
-        dist += t * t;
-      }
-      kv[v] = Math.exp(-gamma * dist);
-    }
+    for (let v = 0; v < nsv; v++) kv[v] = rbf(svX, v * d, Xd, off, d, gamma);
     for (const { a, b, model: m, svSlot } of model.pairs) {
       const coef = m.dualCoef;
       let s = 0;

@@ -6,7 +6,7 @@
  * libsvm treats the first class (sklearn sorts: −1) as its internal +1; we hand the solver −y to
  * walk the same path (tie-breaks in working-set selection depend on the sign), and flip back.
  */
-import { RbfKernel } from './kernel.ts';
+import { RbfKernel, rbf } from './kernel.ts';
 import { solveSmo, type SmoOptions, type SmoWarmStart } from './smo.ts';
 
 export interface BinarySvcModel {
@@ -124,15 +124,7 @@ export function svcDecision(model: BinarySvcModel, X: ArrayLike<number>, n: numb
   for (let r = 0; r < n; r++) {
     const off = r * d;
     let s = 0;
-    for (let v = 0; v < nsv; v++) {
-      const ov = v * d;
-      let dist = 0;
-      for (let a = 0; a < d; a++) {
-        const t = svX[ov + a] - X[off + a];
-        dist += t * t;
-      }
-      s += dualCoef[v] * Math.exp(-gamma * dist);
-    }
+    for (let v = 0; v < nsv; v++) s += dualCoef[v] * rbf(svX, v * d, X, off, d, gamma);
     out[r] = s + intercept;
   }
   return out;
