@@ -5,14 +5,10 @@
  * webgpu backend and predicts exactly what the wasm backend predicts, with the same n_iter.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runProbe } from '../helpers/probe.ts';
+import { probePath, runProbe, SWIFTSHADER_ICD } from '../helpers/probe.ts';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const probe = join(root, 'tests/unit/cli/webgpuGraphProbe.ts');
-const SWIFTSHADER_ICD = process.env.RAC_VK_ICD ?? '/usr/lib/chromium/vk_swiftshader_icd.json';
+const probe = probePath('tests/unit/cli/webgpuGraphProbe.ts');
 
 interface Row {
   cell: string;

@@ -5,14 +5,10 @@
  * wasm backend. On a GPU server the same path picks the real adapter.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runProbe } from '../helpers/probe.ts';
+import { probePath, runProbe, SWIFTSHADER_ICD } from '../helpers/probe.ts';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const probe = join(root, 'tests/unit/cli/webgpuNodeProbe.ts');
-const SWIFTSHADER_ICD = process.env.RAC_VK_ICD ?? '/usr/lib/chromium/vk_swiftshader_icd.json';
+const probe = probePath('tests/unit/cli/webgpuNodeProbe.ts');
 
 interface Probe {
   backend: string;

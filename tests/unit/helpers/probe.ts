@@ -3,9 +3,16 @@
  * for the tests that need a backend the test process cannot switch to (Dawn's WebGPU under Node).
  */
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** SwiftShader's Vulkan driver (Debian's chromium package): Dawn's stand-in GPU on a CPU machine. */
+export const SWIFTSHADER_ICD = process.env.RAC_VK_ICD ?? '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+/** A probe script's path from the repository root, e.g. 'tests/unit/cli/webgpuNodeProbe.ts'. */
+export const probePath = (fromRoot: string): string => join(root, fromRoot);
 
 export function runProbe(
   probe: string,
