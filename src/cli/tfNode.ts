@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { CliError } from './args.ts';
+import { missingLoaderAdvice } from './vulkanLoader.ts';
 
 export type NodeBackend = 'wasm' | 'cpu' | 'webgpu';
 export const NODE_BACKENDS: readonly NodeBackend[] = ['wasm', 'cpu', 'webgpu'];
@@ -56,6 +57,8 @@ async function installDawn(): Promise<GPUAdapter> {
     });
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) {
+    const loader = missingLoaderAdvice();
+    if (loader) throw new CliError(`--backend webgpu: Dawn found no GPU adapter: ${loader}`);
     throw new CliError(
       '--backend webgpu: Dawn found no GPU adapter. Check the GPU driver (nvidia-smi, vulkaninfo); on a machine ' +
         "without one, point VK_ICD_FILENAMES at a software Vulkan driver such as Chromium's " +

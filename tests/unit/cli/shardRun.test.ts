@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { swiftShaderEnv } from '../helpers/probe.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'bin/rac-bench.mjs');
@@ -137,9 +138,7 @@ describe('sharded runs from a scheduler, merged', () => {
       '0.4',
     ];
     const [gpu, wasm] = await Promise.all([
-      cli([...one, '--backend', 'webgpu', '--out', join(dir, 'gpu.json')], {
-        VK_ICD_FILENAMES: '/usr/lib/chromium/vk_swiftshader_icd.json',
-      }),
+      cli([...one, '--backend', 'webgpu', '--out', join(dir, 'gpu.json')], swiftShaderEnv()),
       cli([...one, '--out', join(dir, 'wasm.json')]),
     ]);
     expect(gpu.code, gpu.stderr).toBe(0);

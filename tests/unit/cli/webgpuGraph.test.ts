@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { probePath, runProbe, SWIFTSHADER_ICD } from '../helpers/probe.ts';
+import { probePath, runProbe, SWIFTSHADER_ICD, swiftShaderEnv } from '../helpers/probe.ts';
 
 const probe = probePath('tests/unit/cli/webgpuGraphProbe.ts');
 
@@ -25,10 +25,7 @@ const run = (backend: string, env: Record<string, string> = {}) => runProbe(prob
 describe('LP and LS float32 graph path on --backend webgpu (Dawn)', () => {
   it('predicts what wasm predicts on iris and wine cells, same n_iter, no leaked tensors', async () => {
     expect(existsSync(SWIFTSHADER_ICD), `${SWIFTSHADER_ICD} is needed as the stand-in GPU`).toBe(true);
-    const [gpu, wasm] = await Promise.all([
-      run('webgpu', { VK_ICD_FILENAMES: SWIFTSHADER_ICD }),
-      run('wasm'),
-    ]);
+    const [gpu, wasm] = await Promise.all([run('webgpu', swiftShaderEnv()), run('wasm')]);
     expect(gpu.code, gpu.err).toBe(0);
     expect(wasm.code, wasm.err).toBe(0);
     const g = JSON.parse(gpu.out) as { tfBackend: string; out: Row[] };

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { probePath, runProbe, SWIFTSHADER_ICD } from '../helpers/probe.ts';
+import { probePath, runProbe, SWIFTSHADER_ICD, swiftShaderEnv } from '../helpers/probe.ts';
 
 const probe = probePath('tests/unit/cli/webgpuNodeProbe.ts');
 
@@ -40,10 +40,7 @@ describe('rac-bench --backend webgpu under Node (Dawn)', () => {
       existsSync(SWIFTSHADER_ICD),
       `${SWIFTSHADER_ICD} (Debian's chromium package) is needed as the stand-in GPU`,
     ).toBe(true);
-    const [gpu, wasm] = await Promise.all([
-      run('webgpu', { VK_ICD_FILENAMES: SWIFTSHADER_ICD }),
-      run('wasm'),
-    ]);
+    const [gpu, wasm] = await Promise.all([run('webgpu', swiftShaderEnv()), run('wasm')]);
     expect(gpu.code, gpu.err).toBe(0);
     expect(wasm.code, wasm.err).toBe(0);
     const g = JSON.parse(gpu.out) as Probe;

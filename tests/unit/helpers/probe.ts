@@ -5,11 +5,26 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_LIB_DIR, findVulkanLoader } from '../../../src/cli/vulkanLoader.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** SwiftShader's Vulkan driver (Debian's chromium package): Dawn's stand-in GPU on a CPU machine. */
 export const SWIFTSHADER_ICD = process.env.RAC_VK_ICD ?? '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+/**
+ * The environment a child process needs to run Dawn on SwiftShader: the ICD, and where the system
+ * has no Vulkan loader (Debian's libvulkan1, which .ci/run installs), Chromium's bundled copy of it.
+ * Dawn dlopens libvulkan.so.1 and without it finds no adapter at all.
+ */
+export function swiftShaderEnv(): Record<string, string> {
+  const env: Record<string, string> = { VK_ICD_FILENAMES: SWIFTSHADER_ICD };
+  if (!findVulkanLoader()) {
+    const lib = [CHROMIUM_LIB_DIR, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+    env.LD_LIBRARY_PATH = lib;
+  }
+  return env;
+}
 
 /** A probe script's path from the repository root, e.g. 'tests/unit/cli/webgpuNodeProbe.ts'. */
 export const probePath = (fromRoot: string): string => join(root, fromRoot);
