@@ -1,12 +1,17 @@
 /**
- * One long fit per catalogue entry, for the abort contract (abort.test.ts): blobs large enough and
- * options set so that every fit runs for seconds (tol 0, many rounds), started through the same
- * FitContext runCell builds (clock-throttled ticks).
+ * One long fit per catalogue entry, for the abort contract (abort.test.ts): data and options set so
+ * that every fit makes far more checkpoints (`ctx.tick()` calls and progress reports) than the one
+ * the abort is armed at, started through the same FitContext runCell builds (clock-throttled ticks).
+ * Checkpoints are counted, not timed: a fit makes the same ones on every machine (quiet: SSGMM, the
+ * shortest, 522 in all; every other fit thousands, or is aborted at 6 s with hundreds made).
  */
 import { defaultModelOptions, getAlgorithm, type ModelOptions } from '../../../src/lib/models/catalogue.ts';
 import { createFitContext } from '../../../src/lib/models/fitContext.ts';
 import { MT19937 } from '../../../src/lib/protocol/rng.ts';
 import type { Matrix } from '../../../src/lib/types.ts';
+
+/** The checkpoint at which the abort is sent: past set-up and warm-up, a fifth of SSGMM's 522. */
+export const ARM_AT_CHECKPOINT = 100;
 
 /** Options that make a fit long (stop rules off); any entry not listed runs with its defaults. */
 export const LONG_FIT_OPTIONS: Readonly<Record<string, ModelOptions>> = {
@@ -18,6 +23,8 @@ export const LONG_FIT_OPTIONS: Readonly<Record<string, ModelOptions>> = {
   ls: { tol: 0, maxIter: 1_000_000 },
   // Not more rounds: each pass predicts L and U with every tree, between two ticks.
   tritraining: { nEstimators: 1_500 },
+  // C_u doubles from 1e-300 up to C_l = 15: about 1 000 annealing rounds per class instead of 18.
+  tsvm: { Cu: 1e-300 },
   assemble: { T: 10_000 },
   // Deep entries: the tiny network and a small batch, so one step (the span between two ticks) is
   // a few ms of WASM work; a million steps outlast the signal.
@@ -68,7 +75,9 @@ const HARD_DATA: Record<string, { l: ReturnType<typeof noisy>; u: ReturnType<typ
  * Creates the estimator of `id` (loading its module, which is not part of the fit) and returns
  * `run`, which starts the long fit: it resolves 'finished' or rejects with the fit's error.
  */
-export async function prepareLongFit(id: string): Promise<(signal: AbortSignal) => Promise<'finished'>> {
+export async function prepareLongFit(
+  id: string,
+): Promise<(signal: AbortSignal, onCheckpoint?: () => void) => Promise<'finished'>> {
   const spec = getAlgorithm(id);
   if (spec.suite === 'deep') {
     // The deep family runs on tfjs WASM (as in the browser's workers and the CLI).
@@ -79,9 +88,17 @@ export async function prepareLongFit(id: string): Promise<(signal: AbortSignal) 
   const options = { ...defaultModelOptions(spec, 'rsb'), ...(LONG_FIT_OPTIONS[id] ?? {}) };
   const model = await spec.create({ mode: 'rsb', options });
   const { l, u } = HARD_DATA[id] ?? { l: L, u: U };
-  return async (signal) => {
+  return async (signal, onCheckpoint) => {
+    const ctx = createFitContext({ seed: 0, signal, onProgress: onCheckpoint, now: () => performance.now() });
+    if (onCheckpoint) {
+      const tick = ctx.tick;
+      ctx.tick = (p) => {
+        if (!p) onCheckpoint(); // with p, tick reports it through onProgress
+        return tick(p);
+      };
+    }
     try {
-      await model.fit(l.X, l.y, u.X, 4, createFitContext({ seed: 0, signal, now: () => performance.now() }));
+      await model.fit(l.X, l.y, u.X, 4, ctx);
       return 'finished';
     } finally {
       model.dispose();
