@@ -28,6 +28,7 @@ import { expandPlan, fitCells, type CellSpec, type RunPlanSpec } from '../src/li
 import type { ProgressSnapshot } from '../src/lib/suite/scheduler.ts';
 import type { RunStatus, RunStore, StoredCell, StoredRun } from '../src/lib/suite/runStore.ts';
 import { parseCellResult, type CellResult } from '../src/lib/suite/schema.ts';
+import { after } from '../src/lib/env/timer.ts';
 
 export type WorkerPhase = 'starting' | 'idle' | 'busy' | 'restarting' | 'stopped' | 'error';
 
@@ -338,10 +339,7 @@ export class BenchPool {
       validate: parseCellResult,
       clock: {
         now: () => this.#now(),
-        after: (ms, fn) => {
-          const h = setTimeout(fn, ms);
-          return () => clearTimeout(h);
-        },
+        after,
       },
       signal: this.#ac.signal,
       watchdog: this.#opts.watchdog === undefined ? DEFAULT_WATCHDOG : this.#opts.watchdog,

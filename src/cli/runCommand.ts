@@ -36,6 +36,7 @@ import { parseProtocol } from './splitCommand.ts';
 import { resolveShard } from './shard.ts';
 import { initNodeBackend, liveTensors, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from './tfNode.ts';
 import pkg from '../../package.json' with { type: 'json' };
+import { after } from '../lib/env/timer.ts';
 
 type RunFlags = Partial<
   Record<'dataset' | 'setting' | 'labels' | 'seeds' | 't' | 'protocol' | 'preset' | 'algorithms', string>
@@ -314,10 +315,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     validate: parseCellResult,
     clock: {
       now: () => performance.now(),
-      after: (ms, fn) => {
-        const h = setTimeout(fn, ms);
-        return () => clearTimeout(h);
-      },
+      after,
     },
     signal: ac.signal,
   });

@@ -2,6 +2,7 @@
    timestamps use the wall clock by default (callers may pass their own); no result depends on them. */
 /** Streamed download with progress and cut-off detection (page, worker and Node 20 all have fetch). */
 import { DatasetError, formatBytes, isAbortError } from './errors.ts';
+import { after as hostAfter } from '../env/timer.ts';
 
 export interface DownloadProgress {
   loaded: number;
@@ -31,11 +32,6 @@ export interface FetchWithProgressOptions {
 
 export const DEFAULT_STALL_MS = 30_000;
 
-function defaultAfter(ms: number, fn: () => void): () => void {
-  const h = setTimeout(fn, ms);
-  return () => clearTimeout(h);
-}
-
 function hostOf(url: string): string {
   try {
     return new URL(url).host || url;
@@ -59,7 +55,7 @@ export async function fetchWithProgress(
   const what = opts.datasetId ? `dataset '${opts.datasetId}'` : 'the file';
   const host = hostOf(url);
   const stallMs = opts.stallMs ?? DEFAULT_STALL_MS;
-  const after = opts.after ?? defaultAfter;
+  const after = opts.after ?? hostAfter;
   let received = 0;
   const stalled = () =>
     new DatasetError({
