@@ -201,7 +201,10 @@ export class RunExecutor {
   readonly #hasGpuLane: boolean;
   /** Datasets a fit has loaded (any record came back): their fits run on every lane. */
   readonly #loaded = new Set<string>();
-  /** Datasets whose first fit is in flight: other lanes wait, so one that cannot load fails once. */
+  /**
+   * Datasets whose first fit is in flight and has not started training: other lanes wait, so one
+   * that cannot load fails once.
+   */
   readonly #probing = new Set<string>();
   #wakers: (() => void)[] = [];
 
@@ -332,7 +335,15 @@ export class RunExecutor {
             const result = await this.#runWatched(lane, cell, (fraction, message, training) => {
               if (!returned)
                 view({ phase: 'busy', cell: cell.key, attempt, fraction, message: message ?? null });
-              if (training?.length) hooks.onTraining?.(lane.index, cell.key, training);
+              if (training?.length) {
+                // A fit that trains has its data: the other lanes need not wait for it to end (a
+                // deep fit takes minutes to hours, and the dataset's other fits would idle behind it).
+                if (!this.#loaded.has(cell.dataset)) {
+                  this.#datasetLoaded(cell.dataset);
+                  this.#wake();
+                }
+                hooks.onTraining?.(lane.index, cell.key, training);
+              }
             }).finally(() => {
               returned = true;
             });

@@ -12,6 +12,7 @@ import {
   type ExecutedCell,
   type Family,
   type Lane,
+  type LaneProgress,
 } from '../../../src/lib/suite/executor.ts';
 import { cellCost } from '../../../src/lib/suite/costModel.ts';
 import { expandPlan, type CellSpec } from '../../../src/lib/suite/plan.ts';
@@ -19,6 +20,7 @@ import { customPlan } from '../../../src/lib/suite/presets.ts';
 import type { CellResult } from '../../../src/lib/suite/schema.ts';
 import { parseCellResult } from '../../../src/lib/suite/schema.ts';
 import { fixtureCell } from './fakeCell.ts';
+import type { TimedTrainingEvent } from '../../../src/lib/charts/trainingFeed.ts';
 
 const FAMILY: Record<string, Family> = {
   xgb: 'baseline',
@@ -52,7 +54,7 @@ function manualClock(): Clock & { advance(ms: number): void } {
   };
 }
 
-type Behaviour = (cell: CellSpec, lane: FakeLane) => Promise<CellResult>;
+type Behaviour = (cell: CellSpec, lane: FakeLane, onProgress: LaneProgress) => Promise<CellResult>;
 
 class FakeLane implements Lane {
   readonly restartable = true;
@@ -64,9 +66,9 @@ class FakeLane implements Lane {
     readonly behave: Behaviour,
     readonly resource: 'gpu' | 'cpu' = 'cpu',
   ) {}
-  async run(cell: CellSpec): Promise<CellResult> {
+  async run(cell: CellSpec, onProgress: LaneProgress = () => {}): Promise<CellResult> {
     this.ran.push(cell.key);
-    return this.behave(cell, this);
+    return this.behave(cell, this, onProgress);
   }
   async restart(backend: string | null): Promise<void> {
     this.restarts.push(backend);
@@ -268,6 +270,36 @@ describe('RunExecutor', () => {
     const snap = ex.snapshot();
     expect(snap.failed).toBe(12);
     expect(snap.etaSeconds).toBe(0);
+  });
+
+  it("a fit that reports training has loaded its dataset: other lanes start the dataset's fits meanwhile", async () => {
+    const cells = plan(['iris'], ['deepx']).slice(0, 2);
+    const events: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const behave =
+      (training: boolean): Behaviour =>
+      async (cell, _lane, onProgress) => {
+        events.push(`start ${cell.key}`);
+        if (events.length === 1) {
+          // The first fit trains (a training event) and does not end until the second has started.
+          if (training) onProgress(0.1, 'step 1', [{ t: 0 } as unknown as TimedTrainingEvent]);
+          await Promise.race([held, new Promise((r) => setTimeout(r, 50))]);
+        } else release();
+        events.push(`end ${cell.key}`);
+        return fixtureCell(cell);
+      };
+    for (const training of [true, false]) {
+      events.length = 0;
+      const lanes = [0, 1].map((i) => new FakeLane(i, 'wasm', behave(training)));
+      const { ex } = executor(cells, lanes);
+      expect((await ex.run()).status).toBe('done');
+      // Training: the second fit starts while the first runs. No training event yet: it waits.
+      expect(
+        events.map((e) => e.split(' ')[0]),
+        `training event: ${training}`,
+      ).toEqual(training ? ['start', 'start', 'end', 'end'] : ['start', 'end', 'start', 'end']);
+    }
   });
 
   it('the watchdog recycles a lane that stays silent and retries the fit', async () => {
