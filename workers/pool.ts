@@ -19,6 +19,7 @@ import {
   errText,
   RunExecutor,
   type ExecutedCell,
+  type FitGate,
   type Lane,
   type LaneProgress,
   type ResourceKind,
@@ -67,6 +68,34 @@ export interface PoolOptions {
   now?: () => number;
   /** Watchdog: a worker silent beyond max(minMs, factor × expected fit time) is recycled. */
   watchdog?: { factor: number; minMs: number } | null;
+  /** Test hook: holds the run after a number of fits (FitHold). */
+  gate?: FitGate;
+}
+
+/**
+ * The FitGate behind the test hooks holdAfter/release (window.__racRun): a run held after n fits
+ * is mid-way by construction, so a test can reload, close the tab or crash a worker there.
+ */
+export class FitHold implements FitGate {
+  #limit: number | null = null;
+  #open: () => void = () => {};
+  #opened = new Promise<void>((resolve) => (this.#open = resolve));
+
+  limit(): number | null {
+    return this.#limit;
+  }
+
+  opened(): Promise<void> {
+    return this.#opened;
+  }
+
+  /** Hold after `limit` fits in all (null: never); lanes waiting look again at once. */
+  set(limit: number | null): void {
+    this.#limit = limit;
+    const open = this.#open;
+    this.#opened = new Promise<void>((resolve) => (this.#open = resolve));
+    open();
+  }
 }
 
 export interface PoolOutcome {
@@ -245,6 +274,11 @@ export class BenchPool {
     this.#restarts++;
   }
 
+  /** Test hook: true while the gate holds the run (its fits taken, none in flight, all stored). */
+  get held(): boolean {
+    return this.#executor?.held ?? false;
+  }
+
   /** Test hook: make worker `index` crash (an uncaught error in the worker). False when it is not running. */
   simulateCrash(index: number): boolean {
     const slot = this.#lanes[index]?.slot;
@@ -343,6 +377,7 @@ export class BenchPool {
       },
       signal: this.#ac.signal,
       watchdog: this.#opts.watchdog === undefined ? DEFAULT_WATCHDOG : this.#opts.watchdog,
+      gate: this.#opts.gate,
     });
     this.#executor = executor;
     try {

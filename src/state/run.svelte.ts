@@ -3,7 +3,7 @@
  * RunStore), and runs that can be resumed. Lives outside the page, so a run keeps going when
  * the user looks at another page. UI updates are batched: at most one flush per FLUSH_MS.
  */
-import { BenchPool, type WorkerView } from '../../workers/pool.ts';
+import { BenchPool, FitHold, type WorkerView } from '../../workers/pool.ts';
 import { LiveTraining, type LiveFitView } from '../lib/charts/trainingFeed.ts';
 import type { BackendReport } from '../lib/env/device.ts';
 import { isBaselineAlgorithm } from '../lib/models/catalogue.ts';
@@ -178,6 +178,8 @@ export class RunState {
   #pool: BenchPool | null = null;
   /** Test hook: a shorter watchdog (the default waits minutes before declaring a fit hung). */
   #watchdog: { factor: number; minMs: number } | undefined = undefined;
+  /** Test hook (holdAfter/release): holds runs after a number of fits. */
+  readonly #hold = new FitHold();
   #pendingResults: CellResult[] = [];
   #lastRelease = -Infinity;
   #sliceTimer: ReturnType<typeof setTimeout> | null = null;
@@ -354,6 +356,7 @@ export class RunState {
       backend: backend.pref,
       store,
       watchdog: this.#watchdog,
+      gate: this.#hold,
       baseUrl: new URL('./', document.baseURI).href,
     });
     this.#pool = pool;
@@ -469,6 +472,11 @@ export class RunState {
       setWatchdog: (w: { factor: number; minMs: number }) => {
         this.#watchdog = w;
       },
+      /** Hold this page's runs once `fits` fits are taken in all (null: never); release() lifts it. */
+      holdAfter: (fits: number | null) => this.#hold.set(fits),
+      release: () => this.#hold.set(null),
+      /** True once a held run has stored its fits and waits, nothing in flight. */
+      held: () => this.#pool?.held ?? false,
       restarts: () => this.restarts,
       /** Runs a custom selection to the end (used by `npm run bench`); resolves with the records. */
       runSelection: async (sel: CustomSelection, workers?: number) => {

@@ -9,11 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { offline } from './offline.ts';
-
-type RacRun = {
-  simulateHang(i: number): boolean;
-  setWatchdog(w: { factor: number; minMs: number }): void;
-};
+import { holdAfter, release, setWatchdog, simulateHang, waitHeld } from './runHooks.ts';
 
 async function progress(page: Page): Promise<{ done: number; total: number; failed: number }> {
   const el = page.getByTestId('run-progress');
@@ -111,14 +107,13 @@ test('Resume drops a corrupt stored cell with a notice, re-runs it, and keeps th
 }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  // 2 settings × 2 labels × 2 algorithms × 5 seeds × 6 t = 240 cells: long enough to reload mid-run
+  // 2 settings × 2 labels × 2 algorithms × 5 seeds × 6 t = 240 cells, held after 6 and reloaded there
   // (the planner offers seeds 0–4, so the cells come from settings and labels).
   await page.goto('/#/run?preset=custom&ds=iris&set=label,feature&labels=5,10&alg=lp,ls&seeds=0-4&t=all');
   await page.getByTestId('run-workers').fill('1');
+  await holdAfter(page, 6);
   await page.getByTestId('run-start').click();
-  await expect
-    .poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] })
-    .toBeGreaterThanOrEqual(6);
+  await waitHeld(page);
   await page.reload();
   await expect(page.getByTestId('run-resume')).toHaveCount(1);
   // Corrupt one stored record (as a broken extension or a hand edit would).
@@ -201,19 +196,15 @@ test('a run the views cannot show says why instead of drawing nothing', async ({
 });
 
 test('the watchdog recycles a worker that hangs and the run completes', async ({ page }) => {
-  // lp + tsvm on wine, 5 seeds: 60 cells, long enough to hang the worker mid-run.
+  // lp + tsvm on wine, 5 seeds: 60 cells; the worker hangs after 3 of them, with 57 to go.
   await page.goto('/#/run?preset=custom&ds=wine&set=label&labels=5&alg=lp,tsvm&seeds=0-4&t=all');
-  await page.evaluate(() =>
-    (window as unknown as { __racRun: RacRun }).__racRun.setWatchdog({ factor: 1, minMs: 8000 }),
-  );
+  await setWatchdog(page, { factor: 1, minMs: 8000 });
   await page.getByTestId('run-workers').fill('1');
+  await holdAfter(page, 3);
   await page.getByTestId('run-start').click();
-  await expect
-    .poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] })
-    .toBeGreaterThanOrEqual(1);
-  expect(
-    await page.evaluate(() => (window as unknown as { __racRun: RacRun }).__racRun.simulateHang(0)),
-  ).toBe(true);
+  await waitHeld(page);
+  expect(await simulateHang(page, 0)).toBe(true);
+  await release(page);
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   expect(await progress(page)).toEqual({ done: 60, total: 60, failed: 0 });
   await expect(page.getByTestId('run-restarts')).toHaveAttribute('data-restarts', '1');

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { holdAfter, release, simulateCrash, simulateDeviceLost, waitHeld } from './runHooks.ts';
 
 /** Classroom preset: 2 datasets × 3 settings × 2 labels × 4 algorithms × 6 t × 3 seeds. */
 const CLASSROOM_CELLS = 864;
@@ -131,13 +132,16 @@ test('classroom preset runs end to end from the Start button and fills the resul
 
 test('a reload mid-run offers Resume; the resumed run completes with every key once', async ({ page }) => {
   await page.goto('/#/run');
+  // Part of the run lands in IndexedDB (40 fits, held there whatever the machine's speed), then a
+  // reload while the rest waits.
+  await holdAfter(page, 40);
   await page.getByTestId('run-start').click();
-  // Let part of the run land in IndexedDB, then reload while cells are in flight.
-  await expect
-    .poll(async () => (await progress(page)).done, { timeout: 120_000 })
-    .toBeGreaterThanOrEqual(100);
-  const before = (await progress(page)).done;
+  await waitHeld(page);
+  // 40 fits stored (a baseline fit stores its t > 0 cells too); the progress line catches up.
+  const before = (await storedCells(page)).keys.length;
+  expect(before).toBeGreaterThanOrEqual(40);
   expect(before).toBeLessThan(CLASSROOM_CELLS);
+  await expect.poll(async () => (await progress(page)).done).toBe(before);
   await page.reload();
 
   const resume = page.getByTestId('run-resume');
@@ -181,8 +185,7 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   await page.goto('/#/run');
   await page.getByTestId('run-preset').selectOption('custom');
   const custom = page.getByTestId('run-custom');
-  // iris + wine, label setting, labels 5, lp + tsvm, seeds 0–4, all t: 120 cells (TSVM keeps the
-  // run long enough to crash a worker mid-run now that LP is fast).
+  // iris + wine, label setting, labels 5, lp + tsvm, seeds 0–4, all t: 120 cells.
   const box = (group: string, value: string) =>
     custom.locator(`[data-group="${group}"] input[value="${value}"]`);
   const uncheck = async (group: string, value: string) => box(group, value).uncheck();
@@ -194,15 +197,12 @@ test('a worker that crashes mid-run is replaced and its cell retried; the run co
   await box('algorithms', 'tsvm').check();
   await expect(page.getByTestId('run-plan-size')).toContainText('120 results (120 model fits)');
   await page.getByTestId('run-workers').fill('1');
+  // Held after 3 fits: the worker crashes with 117 fits to go, on any machine.
+  await holdAfter(page, 3);
   await page.getByTestId('run-start').click();
-  await expect
-    .poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] })
-    .toBeGreaterThanOrEqual(1);
-  expect(
-    await page.evaluate(() =>
-      (window as unknown as { __racRun: { simulateCrash(i: number): boolean } }).__racRun.simulateCrash(0),
-    ),
-  ).toBe(true);
+  await waitHeld(page);
+  expect(await simulateCrash(page, 0)).toBe(true);
+  await release(page);
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   expect(await progress(page)).toEqual({ done: 120, total: 120, failed: 0 });
   await expect(page.getByTestId('run-restarts')).toHaveAttribute('data-restarts', '1');
@@ -221,22 +221,18 @@ test('a lost WebGPU device mid-run: the worker is replaced on WASM and the run c
   const custom = page.getByTestId('run-custom');
   const box = (group: string, value: string) =>
     custom.locator(`[data-group="${group}"] input[value="${value}"]`);
-  // iris + wine, every setting, labels 5, lp (slow enough to be caught mid-run), seeds 0–2: 108 cells.
+  // iris + wine, every setting, labels 5, lp, seeds 0–2: 108 cells.
   await box('labels', '10').uncheck();
   for (const a of ['xgb', 'ls', 'ssgmm']) await box('algorithms', a).uncheck();
   await expect(page.getByTestId('run-plan-size')).toContainText('108 results (108 model fits)');
   await page.getByTestId('run-workers').fill('1');
+  // Held after 3 fits on WebGPU: the device is lost with 105 fits to go, on any machine.
+  await holdAfter(page, 3);
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-worker').first()).toContainText('webgpu', { timeout: 60_000 });
-  await expect
-    .poll(async () => (await progress(page)).done, { timeout: 60_000, intervals: [50] })
-    .toBeGreaterThanOrEqual(1);
-  const lost = await page.evaluate(() =>
-    (
-      window as unknown as { __racRun: { simulateDeviceLost(i: number): Promise<boolean> } }
-    ).__racRun.simulateDeviceLost(0),
-  );
-  expect(lost).toBe(true);
+  await waitHeld(page);
+  expect(await simulateDeviceLost(page, 0)).toBe(true);
+  await release(page);
   await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'done', { timeout: 120_000 });
   expect((await storedCells(page)).errors).toEqual([]);
   expect(await progress(page)).toEqual({ done: 108, total: 108, failed: 0 });
@@ -256,15 +252,15 @@ test('two tabs: a run executed by one tab is not offered for Resume in the other
   await a.getByTestId('run-preset').selectOption('custom');
   const box = (group: string, value: string) =>
     a.getByTestId('run-custom').locator(`[data-group="${group}"] input[value="${value}"]`);
-  // iris + wine, every setting, labels 5 and 10, lp, seeds 0–2: 216 cells on one worker, so that tab A is
-  // still running when it closes (with labels 5 alone a loaded run could end between the check and close()).
+  // iris + wine, every setting, labels 5 and 10, lp, seeds 0–2: 216 cells on one worker. Tab A holds
+  // after 3 fits, so it is still running when it closes, on a fast machine and a loaded one.
   for (const alg of ['xgb', 'ls', 'ssgmm']) await box('algorithms', alg).uncheck();
   await expect(a.getByTestId('run-plan-size')).toContainText('216 results (216 model fits)');
   await a.getByTestId('run-workers').fill('1');
+  await holdAfter(a, 3);
   await a.getByTestId('run-start').click();
-  await expect
-    .poll(async () => (await progress(a)).done, { timeout: 60_000, intervals: [50] })
-    .toBeGreaterThanOrEqual(3);
+  await waitHeld(a);
+  await expect.poll(async () => (await progress(a)).done).toBe(3);
 
   // Tab B sees the run, but tab A holds its Web Lock: no Resume, no Discard.
   const b = await context.newPage();
@@ -275,15 +271,14 @@ test('two tabs: a run executed by one tab is not offered for Resume in the other
   await expect(row.getByTestId('run-elsewhere')).toHaveText('running in another tab');
   await expect(b.getByTestId('run-resume')).toHaveCount(0);
   await expect(b.getByTestId('run-discard')).toHaveCount(0);
-  expect((await progress(a)).done).toBeLessThan(216);
+  expect((await progress(a)).done).toBe(3);
 
   // Closing tab A releases the lock: B offers Resume at once, with the cells A saved.
   await a.close();
   await expect(row).toHaveAttribute('data-elsewhere', 'false');
   await expect(b.getByTestId('run-resume')).toHaveCount(1);
   const saved = (await storedCells(b)).keys.length;
-  expect(saved).toBeGreaterThanOrEqual(3);
-  expect(saved).toBeLessThan(216);
+  expect(saved).toBe(3);
   await expect(row).toHaveAttribute('data-done', String(saved));
   await expect(row).toContainText(`${saved} / 216 cells saved`);
 

@@ -115,6 +115,21 @@ export interface ExecutorOptions {
   maxAttempts?: number;
   /** Watchdog: a lane silent beyond max(minMs, factor × expected fit time) is restarted. */
   watchdog?: { factor: number; minMs: number } | null;
+  /** Test hook: hold the run after a number of fits (FitGate). */
+  gate?: FitGate;
+}
+
+/**
+ * A test hook that holds a run at a known point instead of a moment in time: once `limit()` fits
+ * have been taken, lanes wait before taking another until `opened()` resolves (or the run stops).
+ * Nothing is in flight while held, so a reload, a closed tab or a crashed worker then meets a run
+ * that is mid-way by construction, whatever the machine's speed.
+ */
+export interface FitGate {
+  /** Fits that may be taken before the lanes wait; null = no limit. Read before each fit. */
+  limit(): number | null;
+  /** Resolves when the limit is lifted or raised. */
+  opened(): Promise<void>;
 }
 
 export interface ExecutorOutcome {
@@ -207,6 +222,9 @@ export class RunExecutor {
    */
   readonly #probing = new Set<string>();
   #wakers: (() => void)[] = [];
+  /** Fits taken past the gate (FitGate), and lanes now waiting at it. */
+  #fitsTaken = 0;
+  #atGate = 0;
 
   constructor(opts: ExecutorOptions) {
     this.#o = opts;
@@ -308,6 +326,33 @@ export class RunExecutor {
     return Boolean(this.#o.signal?.aborted) || this.#pauseReason !== null;
   }
 
+  /** True while the gate holds the run: its limit is reached, a lane waits and no fit is in flight. */
+  get held(): boolean {
+    const limit = this.#o.gate?.limit() ?? null;
+    return (
+      limit !== null && this.#fitsTaken >= limit && this.#atGate > 0 && this.scheduler.inFlight().length === 0
+    );
+  }
+
+  /** Waits at the gate while its limit is reached; false when the run stopped meanwhile. */
+  async #passGate(): Promise<boolean> {
+    const gate = this.#o.gate;
+    if (!gate) return true;
+    for (;;) {
+      if (this.#stopped()) return false;
+      const limit = gate.limit();
+      if (limit === null || this.#fitsTaken < limit) {
+        this.#fitsTaken++; // taken before any await, so two lanes never pass on the same count
+        return true;
+      }
+      this.#atGate++;
+      const signal = this.#o.signal;
+      const stopped = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve()));
+      await Promise.race([gate.opened(), stopped]);
+      this.#atGate--;
+    }
+  }
+
   async #laneLoop(lane: Lane, hooks: ExecutorHooks): Promise<void> {
     const { scheduler } = this;
     const view = (patch: Partial<LaneView>) =>
@@ -323,6 +368,7 @@ export class RunExecutor {
       });
     try {
       while (!this.#stopped()) {
+        if (!(await this.#passGate())) break;
         const cell = await this.#nextFor(lane);
         if (!cell) break;
         for (;;) {

@@ -4,7 +4,7 @@
  * per-family fallback, validation on the way in, a dataset that cannot load fails once, the
  * watchdog recycles a silent lane.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   fallbackBackend,
   RunExecutor,
@@ -300,6 +300,43 @@ describe('RunExecutor', () => {
         `training event: ${training}`,
       ).toEqual(training ? ['start', 'start', 'end', 'end'] : ['start', 'end', 'start', 'end']);
     }
+  });
+
+  it('a gate holds the run after exactly n fits, nothing in flight, until it is lifted', async () => {
+    const cells = plan(['iris'], ['lp']); // 12 fits
+    const slow: Behaviour = async (cell) => {
+      await new Promise((r) => setTimeout(r, 2));
+      return fixtureCell(cell);
+    };
+    const lanes = [0, 1, 2].map((i) => new FakeLane(i, 'wasm', slow));
+    let limit: number | null = 5;
+    let open = () => {};
+    const opened = new Promise<void>((r) => (open = r));
+    const gate = { limit: () => limit, opened: () => opened };
+    const { ex, stored } = executor(cells, lanes, { gate });
+    const done = ex.run();
+    await vi.waitFor(() => expect(ex.held).toBe(true));
+    expect(lanes.flatMap((l) => l.ran)).toHaveLength(5);
+    expect(stored).toHaveLength(5);
+    expect(ex.scheduler.inFlight()).toHaveLength(0);
+    limit = null;
+    open();
+    expect((await done).status).toBe('done');
+    expect(ex.held).toBe(false);
+    expect(lanes.flatMap((l) => l.ran)).toHaveLength(12);
+    expect(new Set(stored.map((c) => c.key)).size).toBe(cells.length);
+  });
+
+  it('a held run that is cancelled ends at once', async () => {
+    const ac = new AbortController();
+    const gate = { limit: () => 0, opened: () => new Promise<void>(() => {}) };
+    const lane = new FakeLane(0, 'wasm', ok);
+    const { ex } = executor(plan(['iris'], ['lp']), [lane], { gate, signal: ac.signal });
+    const done = ex.run();
+    await vi.waitFor(() => expect(ex.held).toBe(true));
+    ac.abort();
+    expect((await done).status).toBe('cancelled');
+    expect(lane.ran).toEqual([]);
   });
 
   it('the watchdog recycles a lane that stays silent and retries the fit', async () => {
