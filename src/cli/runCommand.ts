@@ -13,7 +13,7 @@ import { applyOptionAssignments, planOptionsOf } from '../lib/suite/modelOptions
 import { presetPlan, resolvePresetId } from '../lib/suite/presets.ts';
 import { parseSubsample, SubsampleError, subsampleProblems } from '../lib/suite/subsamplePlan.ts';
 import { calibrate, cellCost } from '../lib/suite/costModel.ts';
-import { RunExecutor, type ExecutedCell, type Lane } from '../lib/suite/executor.ts';
+import { RunExecutor, type ExecutedCell, type FitGate, type Lane } from '../lib/suite/executor.ts';
 import {
   assertPlanSize,
   cellKey,
@@ -318,6 +318,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       after,
     },
     signal: ac.signal,
+    gate: holdGate(process.env.RAC_BENCH_HOLD_AFTER_FITS),
   });
   const stop = () => {
     ac.abort();
@@ -389,4 +390,22 @@ function readPreviousOut(out: string, signature: string): CellResult[] {
   } catch {
     return []; // not ours, or unreadable: it is replaced (atomically) at the end
   }
+}
+
+/**
+ * Test hook RAC_BENCH_HOLD_AFTER_FITS=n: the run stops taking fits once n are taken and waits
+ * (their records journaled, nothing in flight), so a test can kill it at a known point instead of
+ * racing the machine's speed. Ignored unless a whole number.
+ */
+function holdGate(text: string | undefined): FitGate | undefined {
+  if (text === undefined || !/^\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  return {
+    limit: () => n,
+    opened: () => {
+      process.stderr.write(`rac-bench: holding after ${n} fits (RAC_BENCH_HOLD_AFTER_FITS)\n`);
+      // Never opens; the interval keeps the process alive until it is killed.
+      return new Promise<void>(() => setInterval(() => {}, 60_000));
+    },
+  };
 }

@@ -81,19 +81,26 @@ describe('rac-bench run is crash-proof', () => {
 
     const out = join(dir, 'killed.json');
     writeFileSync(out, 'the previous file\n');
+    // Held after 4 fits (their records journaled, nothing in flight), then killed there: a known
+    // point of the run on any machine, not a moment that a fast one may have run past.
     const child = spawn(process.execPath, [bin, ...PLAN, '--quiet', '--out', out], {
       cwd: root,
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, RAC_BENCH_HOLD_AFTER_FITS: '4' },
     });
     const exited = new Promise<void>((r) => child.on('exit', () => r()));
-    // Kill it once a few fits are in the journal (header + ≥ 4 entries), well before the end.
-    const deadline = Date.now() + 120_000;
-    while (journalLines(`${out}.journal`) < 5 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await new Promise<void>((resolve, reject) => {
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (err.includes('holding after 4 fits')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`the run ended (${code}) before holding: ${err}`)));
+    });
     child.kill('SIGKILL');
     await exited;
     const saved = journalLines(`${out}.journal`) - 1;
-    expect(saved).toBeGreaterThanOrEqual(4);
+    expect(saved).toBe(4);
     // The kill left the old file untouched (the result is only ever renamed into place).
     expect(readFileSync(out, 'utf8')).toBe('the previous file\n');
 
