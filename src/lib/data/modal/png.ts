@@ -18,7 +18,7 @@ export function decodePngRgb(bytes: Uint8Array): RgbImage {
   try {
     png = decode(bytes);
   } catch (e) {
-    throw new Error(`not a readable PNG image (${e instanceof Error ? e.message : String(e)})`);
+    throw new Error(`not a readable PNG image (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
   const { width, height, channels, depth, palette } = png;
   const n = width * height;
