@@ -260,7 +260,7 @@ describe('local image datasets (folder or zip)', () => {
   });
 
   it('a standard domain is not flagged; two copies of the layout or none at all fail with the reason', () => {
-    const entries = [];
+    const entries: { path: string; bytes: Uint8Array }[] = [];
     for (let c = 0; c < 12; c++)
       for (let i = 0; i < 50; i++) entries.push({ path: `x/i/${c}/${i}.jpg`, bytes: jpeg(`${c}-${i}`) });
     const ds = readLocalImages(spec, entries);
