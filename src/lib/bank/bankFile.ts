@@ -1,0 +1,273 @@
+/**
+ * The feature bank (PROTOCOL-IMAGE-TEXT.md §7.4): a frozen backbone's output for every row of a
+ * source file, for each (variant, kind, k) view, stored as float16 blocks. One bank serves every run
+ * on that dataset and backbone, so it is keyed by what determines its content and hashed; a bank
+ * made elsewhere (the CLI on a GPU server) is a portable file the page accepts only after checking
+ * its header against what it needs and its hash against its bytes.
+ *
+ * File: magic `RSBBANK1`, header length (uint32 LE), the header line, the blocks in key order
+ * (each rows × dim float16 LE, rows in canonical order), then the SHA-256 (32 bytes) of header and
+ * blocks, which is the bank's hash.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { float16ToFloat32 } from '../weights/halfFloat.ts';
+import { float32ToFloat16 } from './float16.ts';
+
+export type BankView = 'clean' | 'weak' | 'strong';
+
+export interface BankKey {
+  /** Dataset and file, e.g. 'cifar10/train'. */
+  dataset: string;
+  contentSha256: string;
+  weightsSha256: string;
+  /** Text backbones only. */
+  tokenizerSha256: string | null;
+  /** The backbone's feature (§11), e.g. 'r50-gap-2048'. */
+  feature: string;
+  /** Row variants, e.g. ['colour', 'grey'] or ['text', 'drop']. */
+  variants: readonly string[];
+  Kw: number;
+  Ks: number;
+  seed: number;
+  /** Augmentation version, 'rsb-aug/1'. */
+  aug: string;
+  dtype: 'float16';
+  dim: number;
+  rows: number;
+}
+
+export interface BankBlock {
+  variant: string;
+  view: BankView;
+  k: number;
+}
+
+const MAGIC = 'RSBBANK1';
+const utf8 = new TextEncoder();
+
+/** The header line the hash starts with: every field of the key, in this order. */
+export function bankHeader(key: BankKey): string {
+  const hex = /^[0-9a-f]{64}$/;
+  for (const [name, v] of [
+    ['content', key.contentSha256],
+    ['weights', key.weightsSha256],
+  ] as const)
+    if (!hex.test(v)) throw new Error(`bank key: ${name} hash "${v}" is not 64 lower-case hex digits.`);
+  if (key.tokenizerSha256 !== null && !hex.test(key.tokenizerSha256))
+    throw new Error(`bank key: tokenizer hash "${key.tokenizerSha256}" is not 64 lower-case hex digits.`);
+  for (const [name, v] of Object.entries({
+    Kw: key.Kw,
+    Ks: key.Ks,
+    seed: key.seed,
+    dim: key.dim,
+    rows: key.rows,
+  }))
+    if (!Number.isInteger(v) || v < 0) throw new Error(`bank key: ${name} ${v} is not a whole number.`);
+  const text = [key.dataset, key.feature, key.aug, ...key.variants];
+  if (text.some((s) => /[|\n=,]/.test(s) || s === ''))
+    throw new Error('bank key: names may not be empty or hold "|", "=", "," or a line break.');
+  return (
+    `rsb-bank/1|dataset=${key.dataset}|content=${key.contentSha256}|weights=${key.weightsSha256}` +
+    `|tokenizer=${key.tokenizerSha256 ?? '-'}|feature=${key.feature}|variants=${key.variants.join(',')}` +
+    `|K_w=${key.Kw}|K_s=${key.Ks}|seed=${key.seed}|aug=${key.aug}|dtype=${key.dtype}|dim=${key.dim}|rows=${key.rows}\n`
+  );
+}
+
+function parseHeader(line: string): BankKey {
+  const parts = line.replace(/\n$/, '').split('|');
+  if (parts[0] !== 'rsb-bank/1')
+    throw new Error(`not a feature bank: its header starts "${parts[0].slice(0, 20)}".`);
+  const f = new Map(
+    parts.slice(1).map((p) => {
+      const i = p.indexOf('=');
+      return [p.slice(0, i), p.slice(i + 1)] as const;
+    }),
+  );
+  const get = (name: string) => {
+    const v = f.get(name);
+    if (v === undefined) throw new Error(`feature bank header has no ${name}.`);
+    return v;
+  };
+  const int = (name: string) => {
+    const v = Number(get(name));
+    if (!Number.isInteger(v) || v < 0) throw new Error(`feature bank header: ${name} is not a whole number.`);
+    return v;
+  };
+  if (get('dtype') !== 'float16')
+    throw new Error(`feature bank dtype ${get('dtype')}: only float16 is read.`);
+  const key: BankKey = {
+    dataset: get('dataset'),
+    contentSha256: get('content'),
+    weightsSha256: get('weights'),
+    tokenizerSha256: get('tokenizer') === '-' ? null : get('tokenizer'),
+    feature: get('feature'),
+    variants: get('variants').split(','),
+    Kw: int('K_w'),
+    Ks: int('K_s'),
+    seed: int('seed'),
+    aug: get('aug'),
+    dtype: 'float16',
+    dim: int('dim'),
+    rows: int('rows'),
+  };
+  if (bankHeader(key) !== line) throw new Error('feature bank header is not in canonical form.');
+  return key;
+}
+
+/** The blocks of a bank, in file and hash order: per variant, clean, weak 0…K_w−1, strong 0…K_s−1. */
+export function bankBlocks(key: Pick<BankKey, 'variants' | 'Kw' | 'Ks'>): BankBlock[] {
+  const out: BankBlock[] = [];
+  for (const variant of key.variants) {
+    out.push({ variant, view: 'clean', k: 0 });
+    for (let k = 0; k < key.Kw; k++) out.push({ variant, view: 'weak', k });
+    for (let k = 0; k < key.Ks; k++) out.push({ variant, view: 'strong', k });
+  }
+  return out;
+}
+
+function blockIndex(key: BankKey, variant: string, view: BankView, k: number): number {
+  const i = bankBlocks(key).findIndex((b) => b.variant === variant && b.view === view && b.k === k);
+  if (i < 0) throw new Error(`the bank has no block ${variant}/${view}/${k}.`);
+  return i;
+}
+
+/**
+ * A bank under construction: extraction fills rows of blocks in any order (a resumed extraction
+ * continues where it stopped), and the file is written once every row of every block is in.
+ */
+export class BankBuilder {
+  readonly key: BankKey;
+  readonly blocks: BankBlock[];
+  readonly #data: Uint16Array[];
+  readonly #done: Uint8Array[];
+  #remaining: number;
+
+  constructor(key: BankKey) {
+    bankHeader(key); // validates
+    this.key = key;
+    this.blocks = bankBlocks(key);
+    this.#data = this.blocks.map(() => new Uint16Array(key.rows * key.dim));
+    this.#done = this.blocks.map(() => new Uint8Array(key.rows));
+    this.#remaining = this.blocks.length * key.rows;
+  }
+
+  /** Stores `values` (n × dim float32) as rows firstRow… of block (variant, view, k). */
+  put(variant: string, view: BankView, k: number, firstRow: number, values: Float32Array): void {
+    const b = blockIndex(this.key, variant, view, k);
+    const { dim, rows } = this.key;
+    const n = values.length / dim;
+    if (!Number.isInteger(n) || firstRow < 0 || firstRow + n > rows)
+      throw new Error(`bank put: ${values.length} values are not whole rows of ${dim} within ${rows} rows.`);
+    float32ToFloat16(values, this.#data[b].subarray(firstRow * dim, (firstRow + n) * dim));
+    const done = this.#done[b];
+    for (let r = firstRow; r < firstRow + n; r++) {
+      if (!done[r]) this.#remaining--;
+      done[r] = 1;
+    }
+  }
+
+  /** Rows still missing, over all blocks (0 when the bank is complete). */
+  get remaining(): number {
+    return this.#remaining;
+  }
+
+  /** The first missing row of each block (rows after it may be done too), for a resumed extraction. */
+  firstMissing(): { block: BankBlock; row: number }[] {
+    return this.blocks.flatMap((block, i) => {
+      const row = this.#done[i].indexOf(0);
+      return row < 0 ? [] : [{ block, row }];
+    });
+  }
+
+  /** The bank file; throws while rows are missing. */
+  toFile(): { bytes: Uint8Array; sha256: string } {
+    if (this.#remaining > 0) throw new Error(`the bank is incomplete: ${this.#remaining} rows are missing.`);
+    const header = utf8.encode(bankHeader(this.key));
+    const blockBytes = this.key.rows * this.key.dim * 2;
+    const body = 12 + header.length + this.blocks.length * blockBytes;
+    const bytes = new Uint8Array(body + 32);
+    bytes.set(utf8.encode(MAGIC));
+    new DataView(bytes.buffer).setUint32(8, header.length, true);
+    bytes.set(header, 12);
+    let at = 12 + header.length;
+    for (const d of this.#data) {
+      bytes.set(littleEndian(d), at);
+      at += blockBytes;
+    }
+    const digest = sha256(bytes.subarray(12, body));
+    bytes.set(digest, body);
+    return { bytes, sha256: bytesToHex(digest) };
+  }
+}
+
+/** The bytes of a Uint16Array in little-endian order (a view on little-endian hosts, which all are here). */
+function littleEndian(a: Uint16Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** A complete bank, read from its file. */
+export class Bank {
+  readonly key: BankKey;
+  readonly sha256: string;
+  readonly #bytes: Uint8Array;
+  readonly #offset: number;
+
+  constructor(key: BankKey, sha: string, bytes: Uint8Array, offset: number) {
+    this.key = key;
+    this.sha256 = sha;
+    this.#bytes = bytes;
+    this.#offset = offset;
+  }
+
+  /** Float32 rows (ids.length × dim) of one view, in the order of `ids`. */
+  rows(variant: string, view: BankView, k: number, ids: ArrayLike<number>): Float32Array {
+    const { dim, rows } = this.key;
+    const start = this.#offset + blockIndex(this.key, variant, view, k) * rows * dim * 2;
+    const bits = new Uint16Array(ids.length * dim);
+    const src = new DataView(this.#bytes.buffer, this.#bytes.byteOffset);
+    for (let i = 0; i < ids.length; i++) {
+      const r = ids[i];
+      if (!(r >= 0 && r < rows)) throw new RangeError(`bank rows: row ${r} is not in 0..${rows - 1}.`);
+      const at = start + r * dim * 2;
+      for (let j = 0; j < dim; j++) bits[i * dim + j] = src.getUint16(at + 2 * j, true);
+    }
+    return float16ToFloat32(bits);
+  }
+}
+
+/**
+ * Reads a bank file: checks magic, header, size and hash, and that the header is the bank the
+ * caller needs (`expect`: any key fields; a bank of other content, weights or views is refused
+ * with the field that differs).
+ */
+export function readBankFile(bytes: Uint8Array, expect: Partial<BankKey> = {}): Bank {
+  const fail = (why: string) => new Error(`This feature bank file cannot be used: ${why}`);
+  if (bytes.length < 44 || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC)
+    throw fail('it is not a RAC Bench feature bank (no RSBBANK1 mark).');
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+  if (12 + headerLength + 32 > bytes.length) throw fail('it is cut off inside its header.');
+  let key: BankKey;
+  try {
+    key = parseHeader(
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(12, 12 + headerLength)),
+    );
+  } catch (e) {
+    throw fail(e instanceof Error ? e.message : String(e));
+  }
+  const body = 12 + headerLength + bankBlocks(key).length * key.rows * key.dim * 2;
+  if (bytes.length !== body + 32)
+    throw fail(`it has ${bytes.length} bytes; its header says ${body + 32} (cut off or padded).`);
+  for (const [field, want] of Object.entries(expect)) {
+    const have = (key as unknown as Record<string, unknown>)[field];
+    if (JSON.stringify(have) !== JSON.stringify(want))
+      throw fail(
+        `it was made for ${field} ${JSON.stringify(have)}, and this run needs ${JSON.stringify(want)}.`,
+      );
+  }
+  const digest = sha256(bytes.subarray(12, body));
+  const stored = bytes.subarray(body, body + 32);
+  if (digest.some((b, i) => b !== stored[i]))
+    throw fail('its content does not match its hash (corrupt or edited).');
+  return new Bank(key, bytesToHex(digest), bytes, 12 + headerLength);
+}
