@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DATASETS, DATASET_IDS } from '../lib/data/registry.ts';
+import { HUB_DATASETS } from '../lib/data/modal/hubSources.ts';
+import { PANEL_DATASETS } from '../lib/data/modal/panels.ts';
 
 export async function datasetsCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -36,5 +38,23 @@ export async function datasetsCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write('\nCitations:\n');
   for (const r of rows) process.stdout.write(`  ${r.id}: ${r.citation}\n`);
+  // Image and text panels (PROTOCOL-IMAGE-TEXT.md §4, §5): where their rows come from.
+  process.stdout.write(
+    '\nImage and text panels (rac-bench split now; runs come with the image and text suites):\n',
+  );
+  for (const p of Object.values(PANEL_DATASETS)) {
+    const settings = Object.entries(p.labels)
+      .map(([s, n]) => `${s} (${n} labels)`)
+      .join(', ');
+    const from =
+      p.source === 'local'
+        ? 'local folder or zip (no CORS host)'
+        : p.id === 'imdb-amazon'
+          ? `${HUB_DATASETS.imdb.repo} + ${HUB_DATASETS.amazon_polarity.repo}`
+          : HUB_DATASETS[p.id].repo;
+    process.stdout.write(
+      `  ${pad(p.id, 12)}${pad(p.modality, 7)}${pad(`k ${p.k}`, 7)}${settings}; ${from}\n`,
+    );
+  }
   return 0;
 }

@@ -82,6 +82,17 @@ maskedColumns} with dataset row indices in canonical order.
   --t VALUES          grid values 0,0.2,0.4,0.6,0.8,1 or all (default all)
   --protocol MODE     rsb (the original code, default) or readme
   --data-dir DIR      folder with letter.pq / covertype.pq (not embedded)
+
+Image and text panels (PROTOCOL-IMAGE-TEXT.md §5): --dataset cifar10, cifar100, ag_news,
+imdb-amazon, image-clef or visda prints {dataset, pair, setting, labels, seed, t, sizes, files,
+labeled, test, unlabeledIn, unlabeledOut} with row ids of the file each list indexes.
+  --labels TOTAL      the labeled total (default the panel's: 200/2000 CIFAR feature, 100/1000
+                      CIFAR label, 100 elsewhere)
+  --seeds RANGE       default 0-2
+  --pair LIST         distribution pairs, e.g. i->p,c->i or train->validation (default all)
+  --amazon-pool P     train (3.6 M rows, default) or test (400 000 rows), imdb-amazon's target
+  --data-dir DIR      Hub files as DIR/{owner}/{name}/{path} or DIR/{id}/{path} (huggingface-cli
+                      download ... --local-dir); image-clef and visda as DIR/{id}/ or DIR/{id}.zip
 `,
   run: `Usage: rac-bench run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
                      --out results.json [--protocol rsb|readme] [--shard i/n] [--data-dir DIR]

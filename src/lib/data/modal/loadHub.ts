@@ -1,0 +1,54 @@
+/**
+ * One split of a Hub dataset, from its parquet files to canonical rows (PROTOCOL-IMAGE-TEXT.md
+ * §4.1, §4.3): the files are read through whatever fetches bytes (the page's download-and-cache,
+ * the CLI's --data-dir), joined in manifest order, checked against the manifest's shape, and put in
+ * canonical order (cifar10 train: the pinned block order, or file order marked `unverified`).
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { canonicalBlockOrder, type RowOrderStatus } from './blockOrder.ts';
+import { checkSplitShape, concatRows, readHubParquet, type HubRows } from './hubParquet.ts';
+import type { HubDatasetSpec } from './hubSources.ts';
+
+export interface LoadedHubSplit {
+  dataset: string;
+  split: string;
+  rows: HubRows;
+  rowOrder: RowOrderStatus | 'canonical';
+  /** What was read, as the record's `dataset.files` lists it. */
+  files: { repo: string; path: string; bytes: number; sha256: string }[];
+}
+
+export async function loadHubSplit(
+  spec: HubDatasetSpec,
+  split: string,
+  readFile: (path: string) => Promise<Uint8Array>,
+  pinnedBlockOrder: readonly number[] | null = null,
+): Promise<LoadedHubSplit> {
+  const want = spec.splits[split];
+  if (!want)
+    throw new Error(`${spec.title} has no split '${split}' (it has ${Object.keys(spec.splits).join(', ')}).`);
+  const parts: HubRows[] = [];
+  const files: LoadedHubSplit['files'] = [];
+  for (const path of want.files) {
+    const bytes = await readFile(path);
+    files.push({ repo: spec.repo, path, bytes: bytes.length, sha256: bytesToHex(sha256(bytes)) });
+    parts.push(await readHubParquet(spec, bytes, path));
+  }
+  let rows = concatRows(parts);
+  checkSplitShape(spec, split, rows);
+  let rowOrder: LoadedHubSplit['rowOrder'] = 'canonical';
+  if (spec.blocks && spec.blocks.split === split) {
+    const order = canonicalBlockOrder(rows.labels.length, spec.blocks.rows, pinnedBlockOrder);
+    rowOrder = order.status;
+    if (order.status === 'pinned') {
+      rows = {
+        labels: Int32Array.from(order.rows, (r) => rows.labels[r]),
+        images: rows.images && Array.from(order.rows, (r) => rows.images![r]),
+        texts: rows.texts && Array.from(order.rows, (r) => rows.texts![r]),
+      };
+      rowOrder = 'canonical';
+    }
+  }
+  return { dataset: spec.id, split, rows, rowOrder, files };
+}
