@@ -195,7 +195,7 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
       // Batched products (attention) served by the SIMD kernel of batchMatMul.ts on wasm: 0 says
       // tfjs's own scalar loop ran them (another backend, or no WebAssembly SIMD).
       wasmSimdProducts: batchMatMulCounts.simd - simdBefore,
-      params: countParams(cfg.shape),
+      params: countParams(cfg.shape!),
       size: resolveSize(o.size).name,
       init_seed: cfg.initSeed,
       quirks: cfg.quirks,

@@ -1,7 +1,9 @@
 /**
  * The one trainer of the deep family (PROTOCOL.md §7.2), in the spirit of USB's AlgorithmBase:
- * it owns the network weights, the optimiser, the EMA shadow, batching, noise, checkpoints and
- * progress; a method (methods/*.ts) supplies only its unsupervised loss and its state.
+ * it owns the weights, the optimiser, the EMA shadow, batching, checkpoints and progress; a method
+ * (methods/*.ts) supplies only its unsupervised loss and its state, a network (network.ts: the
+ * FT-Transformer, a head over bank features) its parameters and forward, and a view source
+ * (views.ts: Gaussian noise on table rows, a feature bank's views) the step's inputs.
  *
  * Step stages: drawBatch → method.beforeStep (host draws) → method.prepare (teacher forwards, no
  * tape) → gradient of L_s + λ_u·r(it)·L_u (one student forward over labeled + student rows) →
@@ -13,14 +15,19 @@ import type { MT19937 } from '../../protocol/rng.ts';
 import type { Matrix, Quirks } from '../../types.ts';
 import { installWasmBatchMatMul } from './batchMatMul.ts';
 import { dropoutSeed } from './dropout.ts';
-import { forward, initWeights, paramSpecs, type FTParams, type FTShape } from './ftTransformer.ts';
+import type { FTShape } from './ftTransformer.ts';
 import { ceRows } from './losses.ts';
-import type { DeepMethod, StepIO, View } from './methods/types.ts';
+import type { DeepMethod, StepIO } from './methods/types.ts';
+import { ftNetwork, type DeepNetwork } from './network.ts';
+import { noiseViews, type ViewDraw, type ViewSource } from './views.ts';
 import { SlotOptimizer, variableFrom, type OptimizerKind, type OptimizerState } from './optim.ts';
 import { loadMT, saveMT, type MTState } from './streams.ts';
 
 export interface TrainerConfig {
-  shape: FTShape;
+  /** The FT-Transformer's shape (tabular); ignored when `network` is given. */
+  shape?: FTShape;
+  /** The network to train (default: the FT-Transformer of `shape`). */
+  network?: DeepNetwork;
   steps: number;
   /** Labeled batch (64); the unlabeled batch is method.mu × this. */
   batchL: number;
@@ -43,12 +50,12 @@ export interface TrainerConfig {
   recompute: boolean;
 }
 
-/** One step's host draws: batch row ids and standard-normal noise per noisy view (row-major). */
+/** One step's host draws: batch row ids and each view's draws (noise, or bank view indices). */
 export interface BatchDraw {
   idxL: Int32Array;
   idxU: Int32Array;
-  /** [labeled weak noise if the labeled view is weak, then one array per unlabeled view]. */
-  noise: Float64Array[];
+  /** [the labeled view's draw if it is weak, then one per unlabeled view] (views.ts). */
+  noise: ViewDraw[];
 }
 
 /** Where each step's randomness comes from: named MT19937 streams (checkpointed), dropout seed. */
@@ -114,18 +121,35 @@ export class DeepTrainer {
   private step = 0;
   private disposed = false;
 
+  readonly network: DeepNetwork;
+  private readonly views: ViewSource;
+
+  /**
+   * `data`: the labels of L and k, and either the raw rows (Xl, Xu: tabular views with Gaussian
+   * noise) or a `views` source (a feature bank's views).
+   */
   constructor(
     readonly cfg: TrainerConfig,
     readonly method: DeepMethod,
-    private readonly data: { Xl: Matrix; yl: Int32Array; Xu: Matrix; k: number },
+    private readonly data: { Xl?: Matrix; yl: Int32Array; Xu?: Matrix; k: number; views?: ViewSource },
     private streams: TrainerStreams,
     initial?: Map<string, Float32Array>,
   ) {
     // tfjs-wasm's batched products (attention) run a scalar loop; swap in the SIMD kernel.
     if (tf.getBackend() === 'wasm') installWasmBatchMatMul();
-    const w = initial ?? initWeights(cfg.shape, cfg.initSeed);
+    if (!cfg.network && !cfg.shape)
+      throw new Error('DeepTrainer: the config needs a network or an FT shape.');
+    this.network = cfg.network ?? ftNetwork(cfg.shape!);
+    if (data.views) this.views = data.views;
+    else if (data.Xl && data.Xu) this.views = noiseViews(data.Xl, data.Xu, cfg.noiseWeak, cfg.noiseStrong);
+    else throw new Error('DeepTrainer: the data needs Xl and Xu, or a view source.');
+    if (this.views.dim !== this.network.inputDim)
+      throw new Error(
+        `DeepTrainer: the views are ${this.views.dim} wide; ${this.network.id} takes ${this.network.inputDim}.`,
+      );
+    const w = initial ?? this.network.init(cfg.initSeed);
     const decays = new Set<string>();
-    for (const s of paramSpecs(cfg.shape)) {
+    for (const s of this.network.specs()) {
       const a = w.get(s.name);
       if (!a) throw new Error(`Initial weights lack ${s.name}.`);
       this.params.set(
@@ -136,49 +160,26 @@ export class DeepTrainer {
       if (s.decay) decays.add(s.name);
     }
     this.opt = new SlotOptimizer({ kind: cfg.optimizer, weightDecay: cfg.weightDecay }, this.params, decays);
-    if (method.mu > 0 && data.Xu.rows === 0)
+    if (method.mu > 0 && this.views.nU === 0)
       throw new Error(`${method.id} needs unlabeled rows; Xu is empty.`);
-    method.init?.(data.k, data.Xu.rows);
+    method.init?.(data.k, this.views.nU);
   }
 
   get currentStep(): number {
     return this.step;
   }
 
-  /** Default draws: labeled then unlabeled row ids (with replacement), then the noise views. */
+  /** Default draws: labeled then unlabeled row ids (with replacement), then the views' draws. */
   private drawBatch(): BatchDraw {
     const { batchL } = this.cfg;
     const m = this.method;
     const bU = m.mu * batchL;
     const idxL = new Int32Array(batchL);
-    for (let i = 0; i < batchL; i++) idxL[i] = this.streams.labeled.randint(this.data.Xl.rows);
+    for (let i = 0; i < batchL; i++) idxL[i] = this.streams.labeled.randint(this.views.nL);
     const idxU = new Int32Array(bU);
-    for (let i = 0; i < bU; i++) idxU[i] = this.streams.unlabeled.randint(this.data.Xu.rows);
-    const d = this.data.Xl.cols;
-    const noise: Float64Array[] = [];
-    const fill = (rows: number) => {
-      const z = new Float64Array(rows * d);
-      for (let i = 0; i < z.length; i++) z[i] = this.streams.noise.normal();
-      noise.push(z);
-    };
-    if (m.labeledView === 'weak') fill(batchL);
-    for (let v = 0; v < m.views.length; v++) fill(bU);
+    for (let i = 0; i < bU; i++) idxU[i] = this.streams.unlabeled.randint(this.views.nU);
+    const noise = this.views.draw(batchL, bU, m.labeledView, m.views, this.streams.noise);
     return { idxL, idxU, noise };
-  }
-
-  private view(X: Matrix, idx: Int32Array, z: Float64Array | null, sd: number): tf.Tensor2D {
-    const d = X.cols;
-    const out = new Float32Array(idx.length * d);
-    for (let r = 0; r < idx.length; r++) {
-      const base = idx[r] * d;
-      for (let j = 0; j < d; j++)
-        out[r * d + j] = z ? X.data[base + j] + sd * z[r * d + j] : X.data[base + j];
-    }
-    return tf.tensor2d(out, [idx.length, d]);
-  }
-
-  private sd(v: View): number {
-    return v === 'weak' ? this.cfg.noiseWeak : this.cfg.noiseStrong;
   }
 
   /** Runs steps until `cfg.steps` (or `until`), with hooks between steps. */
@@ -241,8 +242,9 @@ export class DeepTrainer {
             seed: dropoutSeed(this.streams.dropoutSeed, it, dropCall++),
           }
         : null;
-    const P = Object.fromEntries(this.params) as FTParams;
-    const S = Object.fromEntries(this.shadow) as FTParams;
+    const net = this.network;
+    const P = Object.fromEntries(this.params) as Record<string, tf.Tensor>;
+    const S = Object.fromEntries(this.shadow) as Record<string, tf.Tensor>;
     const lr = lrAt(cfg, it);
     const coef = method.lambdaU * rampAt(it, cfg.steps, method.warmup);
 
@@ -250,17 +252,15 @@ export class DeepTrainer {
     let kept: tf.Scalar[] | null = null;
     tf.tidy(() => {
       let z = 0;
-      const xl = this.view(
-        this.data.Xl,
+      const xl = this.views.labeled(
         draw.idxL,
-        method.labeledView === 'weak' ? draw.noise[z++] : null,
-        cfg.noiseWeak,
+        this.views.drawsLabeled(method.labeledView) ? draw.noise[z++] : null,
       );
       const yl = tf.tensor1d(
         Int32Array.from(draw.idxL, (i) => this.data.yl[i]),
         'int32',
       );
-      const u = method.views.map((v) => this.view(this.data.Xu, draw.idxU, draw.noise[z++], this.sd(v)));
+      const u = method.views.map((v) => this.views.unlabeled(draw.idxU, v, draw.noise[z++]));
       const io: StepIO = {
         it,
         steps: cfg.steps,
@@ -271,8 +271,8 @@ export class DeepTrainer {
         u,
         idxU: draw.idxU,
         idxUT: tf.tensor1d(draw.idxU, 'int32'),
-        teacher: (x) => forward(cfg.shape, P, x, { dropout: dropout(), noGrad: true }),
-        shadow: (x) => forward(cfg.shape, S, x, { dropout: dropout(), noGrad: true }),
+        teacher: (x) => net.forward(P, x, { dropout: dropout(), noGrad: true }),
+        shadow: (x) => net.forward(S, x, { dropout: dropout(), noGrad: true }),
         rng: this.streams.method,
       };
       const prep = method.prepare(io);
@@ -282,7 +282,7 @@ export class DeepTrainer {
       const studentDrop = dropout();
       const vars = [...this.params.values()];
       const { value, grads } = tf.variableGrads(() => {
-        const logits = forward(cfg.shape, P, input, { dropout: studentDrop, recompute: cfg.recompute });
+        const logits = net.forward(P, input, { dropout: studentDrop, recompute: cfg.recompute });
         const parts = sizes.length > 1 ? tf.split(logits, sizes, 0) : [logits];
         const ls = tf.mean(ceRows(parts[0] as tf.Tensor2D, yl, k)) as tf.Scalar;
         const { lu, mask } = method.unsupervised(
@@ -392,16 +392,13 @@ export class DeepTrainer {
   async predictLogits(X: Matrix, batch = 512, which: 'shadow' | 'params' = 'shadow'): Promise<Float32Array> {
     const k = this.data.k;
     const out = new Float32Array(X.rows * k);
-    const W = Object.fromEntries(which === 'shadow' ? this.shadow : this.params) as FTParams;
+    const W = Object.fromEntries(which === 'shadow' ? this.shadow : this.params) as Record<string, tf.Tensor>;
     for (let r0 = 0; r0 < X.rows; r0 += batch) {
       const r1 = Math.min(X.rows, r0 + batch);
       const t = tf.tidy(() =>
-        forward(
-          this.cfg.shape,
-          W,
-          tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]),
-          { noGrad: true },
-        ),
+        this.network.forward(W, tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]), {
+          noGrad: true,
+        }),
       );
       out.set((await t.data()) as Float32Array, r0 * k);
       t.dispose();

@@ -1,0 +1,48 @@
+/**
+ * The network seam of the deep trainer (trainer.ts): what it optimises is any `DeepNetwork` —
+ * named parameters with their decay group and initial values, and a forward to logits. The
+ * FT-Transformer is one (the tabular suite), a classification head over cached backbone features
+ * another (the image and text `features` and `classroom` tiers, head.ts); ResNet-50 and RoBERTa
+ * in `finetune` are others to come. The trainer imports no network.
+ */
+import type * as tf from '@tensorflow/tfjs';
+import { forward, initWeights, paramSpecs, type FTShape, type ParamSpec } from './ftTransformer.ts';
+
+export type { ParamSpec } from './ftTransformer.ts';
+
+export interface NetworkForwardOptions {
+  /**
+   * Training-mode dropout; null = eval mode. Rates by role: `attention` on attention
+   * probabilities, `ffn` on hidden activations (a head uses `ffn`); `seed` for this call's masks.
+   */
+  dropout?: { attention: number; ffn: number; seed: number } | null;
+  /** Recompute activations in the backward pass where the network supports it. */
+  recompute?: boolean;
+  /** No gradient will be taken (teacher, shadow and prediction forwards). */
+  noGrad?: boolean;
+}
+
+export interface DeepNetwork {
+  /** For records and messages, e.g. 'ft-transformer', 'head-mlp-2048-256-10'. */
+  readonly id: string;
+  /** Input width (features per row). */
+  readonly inputDim: number;
+  readonly classes: number;
+  /** Every parameter in init order; `decay` marks the weight-decay group. */
+  specs(): ParamSpec[];
+  /** Initial values from the init seed (deterministic per seed). */
+  init(initSeed: number): Map<string, Float32Array>;
+  forward(P: Record<string, tf.Tensor>, x: tf.Tensor2D, opts?: NetworkForwardOptions): tf.Tensor2D;
+}
+
+/** The FT-Transformer of the tabular suite (PROTOCOL.md §7.3) as a trainer network. */
+export function ftNetwork(shape: FTShape): DeepNetwork {
+  return {
+    id: 'ft-transformer',
+    inputDim: shape.features,
+    classes: shape.classes,
+    specs: () => paramSpecs(shape),
+    init: (seed) => initWeights(shape, seed),
+    forward: (P, x, opts) => forward(shape, P, x, opts),
+  };
+}
