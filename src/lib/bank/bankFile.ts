@@ -37,6 +37,14 @@ export interface BankKey {
   rows: number;
 }
 
+export interface BankBuilderState {
+  key: BankKey;
+  /** float16 bits of each block, rows × dim. */
+  data: Uint16Array[];
+  /** 1 for each row already extracted, per block. */
+  done: Uint8Array[];
+}
+
 export interface BankBlock {
   variant: string;
   view: BankView;
@@ -178,6 +186,32 @@ export class BankBuilder {
       const row = this.#done[i].indexOf(0);
       return row < 0 ? [] : [{ block, row }];
     });
+  }
+
+  /** What a resumed extraction needs (stored by the page between sessions): key, blocks, done rows. */
+  saveState(): BankBuilderState {
+    return { key: this.key, data: this.#data.map((d) => d.slice()), done: this.#done.map((d) => d.slice()) };
+  }
+
+  /** A builder that continues from `saveState()`; refuses a state of another key or shape. */
+  static fromState(state: BankBuilderState): BankBuilder {
+    const b = new BankBuilder(state.key);
+    const cells = state.key.rows * state.key.dim;
+    if (
+      state.data.length !== b.blocks.length ||
+      state.done.length !== b.blocks.length ||
+      state.data.some((d) => d.length !== cells) ||
+      state.done.some((d) => d.length !== state.key.rows)
+    )
+      throw new Error(
+        'the saved bank extraction does not fit its own key (blocks or rows differ); start it again.',
+      );
+    for (let i = 0; i < b.blocks.length; i++) {
+      b.#data[i].set(state.data[i]);
+      b.#done[i].set(state.done[i]);
+    }
+    b.#remaining = state.done.reduce((s, d) => s + d.length - d.reduce((a, x) => a + (x ? 1 : 0), 0), 0);
+    return b;
   }
 
   /** The bank file; throws while rows are missing. */
