@@ -10,25 +10,10 @@
  *      restarted lane drops it.
  * Pure: the clock is the caller's, so Node tests pin every rule down.
  */
-import type { Progress } from '../models/estimator.ts';
-import { TrainingLog, type TrainingEvent } from './trainingLog.ts';
+import type { TimedTrainingEvent } from '../models/trainingEvent.ts';
+import { TrainingLog } from './trainingLog.ts';
 
-/** A training event with the wall time (ms, the sender's monotonic clock) at which it happened. */
-export interface TimedTrainingEvent extends TrainingEvent {
-  ms: number;
-}
-
-/** The training event in a progress event (a deep fit's step report); null for other progress. */
-export function trainingEventOf(p: Progress, ms: number): TimedTrainingEvent | null {
-  if (p.step === undefined || p.total === undefined || !p.losses) return null;
-  return {
-    step: p.step,
-    total: p.total,
-    losses: { ...p.losses },
-    ...(p.scalars ? { scalars: { ...p.scalars } } : {}),
-    ms,
-  };
-}
+export { trainingEventOf, type TimedTrainingEvent } from '../models/trainingEvent.ts';
 
 /**
  * The events between two progress posts. Bounded: when more than `capacity` pile up (a fast fit

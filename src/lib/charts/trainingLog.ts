@@ -8,14 +8,8 @@
  * computes steps per second over a sliding window.
  */
 
-export interface TrainingEvent {
-  step: number;
-  total: number;
-  /** Named loss terms at this step (e.g. { sup: 1.2, unsup: 0.3 }). */
-  losses: Readonly<Record<string, number>>;
-  /** Free scalars: mask rate, lambda ramp, thresholds, ... (mask rates in [0, 1]). */
-  scalars?: Readonly<Record<string, number>>;
-}
+export type { TrainingEvent } from '../models/trainingEvent.ts';
+import type { TrainingEvent } from '../models/trainingEvent.ts';
 
 export interface TrainingPoint {
   step: number;
