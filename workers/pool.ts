@@ -349,7 +349,7 @@ export class BenchPool {
     this.#lanes = lanes;
     // Resource lanes: with deep work in the plan, worker 1 is the GPU lane (the chosen backend) and
     // the others run statistical work on WASM beside it; without, every worker takes the choice.
-    const hasDeep = run.plan.algorithms.some((a) => getAlgorithm(a).family === 'deep');
+    const hasDeep = run.plan.algorithms.some((a) => getAlgorithm(a).compute === 'deep');
     const prefFor = (i: number): BackendPref => (hasDeep && i > 0 ? 'wasm' : this.#opts.backend);
     const started = await Promise.allSettled(lanes.map((l) => l.start(prefFor(l.index))));
     const failures = started.flatMap((r) => (r.status === 'rejected' ? [errText(r.reason)] : []));
@@ -360,15 +360,15 @@ export class BenchPool {
       await Promise.all(live.map((l) => l.close()));
       return { status: 'cancelled' };
     }
-    const family = (a: string) => getAlgorithm(a).family;
+    const compute = (a: string) => getAlgorithm(a).compute;
     const { msPerUnit } = calibrateOnce(() => performance.now());
     const executor = new RunExecutor({
       cells,
       stored: stored.map(({ runId: _r, ...c }) => c),
       lanes: live,
       put: (batch) => store.putCells(batch.map((c) => ({ runId: run.id, ...c }))),
-      family,
-      cost: (c) => cellCost(c, family, undefined, planOptionsOf(run.plan), run.plan.subsample),
+      compute,
+      cost: (c) => cellCost(c, compute, undefined, planOptionsOf(run.plan), run.plan.subsample),
       msPerUnit,
       validate: parseCellResult,
       clock: {

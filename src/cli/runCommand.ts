@@ -297,7 +297,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const started = new Date().toISOString();
   const t0 = performance.now();
   const { msPerUnit } = calibrate(() => performance.now());
-  const family = (a: string) => getAlgorithm(a).family;
+  const compute = (a: string) => getAlgorithm(a).compute;
   const shapes = (id: string) => {
     const d = datasets.get(id)?.ds;
     return d ? { N: d.N, d: d.d, k: d.k } : undefined;
@@ -309,8 +309,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     stored: [...resumed.values()],
     lanes: [lane],
     put: async (batch) => journal.append(batch),
-    family,
-    cost: (c) => cellCost(c, family, shapes, planOptionsOf(plan), plan.subsample),
+    compute,
+    cost: (c) => cellCost(c, compute, shapes, planOptionsOf(plan), plan.subsample),
     msPerUnit,
     validate: parseCellResult,
     clock: {

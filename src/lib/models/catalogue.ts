@@ -14,7 +14,15 @@ import type { DeepMethodId } from './deep/methods/types.ts';
 import type { Estimator, FitInfo } from './estimator.ts';
 import { integerIn, interval, oneOf, ParamError, validateParams, type Constraint } from './params.ts';
 
+/** The record's `algorithm.family`: a baseline, or the compute kind of an SSL method. */
 export type AlgorithmFamily = 'statistical' | 'deep' | 'baseline';
+/** What an algorithm is in the study: a supervised baseline (flat in t) or an SSL method. */
+export type AlgorithmRole = 'baseline' | 'ssl';
+/**
+ * How it runs: 'statistical' (float64 CPU code; after a GPU crash it may move to WASM) or 'deep'
+ * (tfjs training: the GPU lane when there is one, never moved to another backend on its own).
+ */
+export type AlgorithmCompute = 'statistical' | 'deep';
 export type OptionValue = string | number | boolean;
 export type ModelOptions = Readonly<Record<string, OptionValue>>;
 
@@ -46,6 +54,8 @@ export interface AlgorithmSpec {
   /** Display name in charts and tables. */
   label: string;
   family: AlgorithmFamily;
+  role: AlgorithmRole;
+  compute: AlgorithmCompute;
   /** The family's preset it belongs to (baselines: the family they anchor). */
   suite: 'statistical' | 'deep';
   /** Preset id → position of the algorithm in that preset's list. */
@@ -78,6 +88,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     title: 'XGBoost (supervised baseline)',
     label: 'XGBoost',
     family: 'baseline',
+    role: 'baseline',
+    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 0, 'tabular-statistical': 0 },
     fast: true,
@@ -106,6 +118,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     title: 'Semi-supervised Gaussian mixture model (SSGMM)',
     label: 'Semi-supervised GMM',
     family: 'statistical',
+    role: 'ssl',
+    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 3, 'tabular-statistical': 1 },
     fast: true,
@@ -138,6 +152,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     title: 'Transductive support vector machine (TSVM)',
     label: 'Transductive SVM',
     family: 'statistical',
+    role: 'ssl',
+    compute: 'statistical',
     suite: 'statistical',
     presets: { 'tabular-statistical': 2 },
     fast: false,
@@ -164,6 +180,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     title: 'Label Propagation',
     label: 'Label Propagation',
     family: 'statistical',
+    role: 'ssl',
+    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 1, 'tabular-statistical': 3 },
     fast: true,
@@ -197,6 +215,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     title: 'Label Spreading',
     label: 'Label Spreading',
     family: 'statistical',
+    role: 'ssl',
+    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 2, 'tabular-statistical': 4 },
     fast: true,
@@ -231,6 +251,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     title: 'Tri-Training',
     label: 'Tri-Training',
     family: 'statistical',
+    role: 'ssl',
+    compute: 'statistical',
     suite: 'statistical',
     presets: { 'tabular-statistical': 5 },
     fast: false,
@@ -259,6 +281,8 @@ const STATISTICAL: AlgorithmSpec[] = [
     title: 'Assemble (adaptive semi-supervised ensemble)',
     label: 'Assemble',
     family: 'statistical',
+    role: 'ssl',
+    compute: 'statistical',
     suite: 'statistical',
     presets: { 'tabular-statistical': 6 },
     fast: false,
@@ -345,6 +369,8 @@ function deepEntry(
     title,
     label,
     family: id === 'ftt' ? 'baseline' : 'deep',
+    role: id === 'ftt' ? 'baseline' : 'ssl',
+    compute: 'deep',
     suite: 'deep',
     presets,
     fast: false,
@@ -406,7 +432,7 @@ export function getAlgorithm(id: string): AlgorithmSpec {
 }
 
 export function isBaselineAlgorithm(id: string): boolean {
-  return findAlgorithm(id)?.family === 'baseline';
+  return findAlgorithm(id)?.role === 'baseline';
 }
 
 /**

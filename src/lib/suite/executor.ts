@@ -18,14 +18,18 @@
  * Pure orchestration: no workers, storage or timers of its own (all injected), so Node tests pin
  * every rule down.
  */
-import type { TimedTrainingEvent } from '../charts/trainingFeed.ts';
+import type { TimedTrainingEvent } from '../models/trainingEvent.ts';
 import type { CellSpec } from './plan.ts';
 import { deriveBaselineCell } from './runCell.ts';
 import { Scheduler, type ProgressSnapshot } from './scheduler.ts';
 import type { CellResult } from './schema.ts';
 
 export type ResourceKind = 'gpu' | 'cpu';
-export type Family = 'statistical' | 'deep' | 'baseline';
+/**
+ * How a fit runs (the catalogue's `compute`): 'deep' work goes to the GPU lane and never moves to
+ * another backend on its own; 'statistical' work may run on any lane and fall back to WASM.
+ */
+export type Compute = 'statistical' | 'deep';
 
 /** A finished plan cell as stored (IndexedDB row without the run id, or a CLI journal entry). */
 export interface ExecutedCell {
@@ -102,7 +106,7 @@ export interface ExecutorOptions {
   lanes: readonly Lane[];
   /** Stores a batch durably before it counts as done (IndexedDB transaction, journal line + fsync). */
   put(batch: ExecutedCell[]): Promise<void>;
-  family(algorithm: string): Family;
+  compute(algorithm: string): Compute;
   /** Work units of a fit (costModel.ts); ordering and ETA. */
   cost?(cell: CellSpec): number;
   /** Device calibration (ms per work unit): ETA before any fit ends, and the watchdog. */
@@ -170,8 +174,8 @@ export function reportsLeak(r: CellResult): boolean {
  * After a crash, where the fit runs next. Statistical work may leave the GPU for WASM; a deep fit
  * must not change backend behind the user's back: it retries on the same backend.
  */
-export function fallbackBackend(family: Family, failed: string | null): string | null {
-  if (family === 'deep') return failed;
+export function fallbackBackend(compute: Compute, failed: string | null): string | null {
+  if (compute === 'deep') return failed;
   return failed === 'webgpu' || failed === 'webgl' ? 'wasm' : failed;
 }
 
@@ -286,7 +290,7 @@ export class RunExecutor {
   #accepts(lane: Lane): (cell: CellSpec) => boolean {
     const gpuOnly = this.#hasGpuLane && lane.resource !== 'gpu';
     return (cell) =>
-      (!gpuOnly || this.#o.family(cell.algorithm) !== 'deep') &&
+      (!gpuOnly || this.#o.compute(cell.algorithm) !== 'deep') &&
       !(cell.dataset in this.#unavailable) &&
       (this.#loaded.has(cell.dataset) || !this.#probing.has(cell.dataset));
   }
@@ -427,11 +431,11 @@ export class RunExecutor {
               await this.#record(cell, null, errText(e), attempt, hooks);
               break;
             }
-            const family = this.#o.family(cell.algorithm);
+            const compute = this.#o.compute(cell.algorithm);
             const failedOn = lane.backend;
             view({ phase: 'restarting', cell: cell.key, attempt, message: errText(e) });
             const decision = scheduler.crashed(cell.key);
-            if (decision === 'give-up' && family === 'deep') {
+            if (decision === 'give-up' && compute === 'deep') {
               // Never record a deep fit as failed because its GPU lane died twice, nor move it to WASM.
               scheduler.release(cell.key);
               this.#wake();
@@ -442,7 +446,7 @@ export class RunExecutor {
               await lane.restart(failedOn, 'replaced after a crash').catch(() => {});
               return;
             }
-            await lane.restart(fallbackBackend(family, failedOn), 'replaced after a crash');
+            await lane.restart(fallbackBackend(compute, failedOn), 'replaced after a crash');
             if (decision === 'give-up') {
               await this.#record(cell, null, `Crashed twice: ${errText(e)}`, attempt, hooks);
               break;

@@ -158,3 +158,16 @@ describe('catalogue', () => {
     expect(rsb / getAlgorithm('ftt').cost(iris, { size: 'rsb', steps: 1000 })).toBeGreaterThan(5);
   });
 });
+
+describe('role and compute', () => {
+  it('are separate facts: the FT-Transformer is a baseline that runs as deep work', () => {
+    const ftt = getAlgorithm('ftt');
+    expect([ftt.role, ftt.compute, ftt.family]).toEqual(['baseline', 'deep', 'baseline']);
+    const xgb = getAlgorithm('xgb');
+    expect([xgb.role, xgb.compute]).toEqual(['baseline', 'statistical']);
+    for (const a of CATALOGUE) {
+      expect(a.compute, a.id).toBe(a.suite);
+      expect(a.family, a.id).toBe(a.role === 'baseline' ? 'baseline' : a.compute);
+    }
+  });
+});

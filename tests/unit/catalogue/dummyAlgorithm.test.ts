@@ -91,6 +91,8 @@ const DUMMY: AlgorithmSpec = {
   title: 'Nearest class mean (test dummy)',
   label: 'Dummy',
   family: 'statistical',
+  role: 'ssl',
+  compute: 'statistical',
   suite: 'statistical',
   presets: {},
   fast: true,

@@ -81,7 +81,7 @@ describe('catalogue cost → executor', () => {
       cells,
       stored: [],
       lanes: [lane],
-      family: () => 'statistical',
+      compute: () => 'statistical',
       clock: { now: () => 0, after: () => () => {} },
       validate: parseCellResult,
       put: async () => {},

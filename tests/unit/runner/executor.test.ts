@@ -10,7 +10,7 @@ import {
   RunExecutor,
   type Clock,
   type ExecutedCell,
-  type Family,
+  type Compute,
   type Lane,
   type LaneProgress,
 } from '../../../src/lib/suite/executor.ts';
@@ -22,15 +22,10 @@ import { parseCellResult } from '../../../src/lib/suite/schema.ts';
 import { fixtureCell } from './fakeCell.ts';
 import type { TimedTrainingEvent } from '../../../src/lib/charts/trainingFeed.ts';
 
-const FAMILY: Record<string, Family> = {
-  xgb: 'baseline',
-  lp: 'statistical',
-  ls: 'statistical',
-  tsvm: 'statistical',
-  deepx: 'deep',
-};
-const family = (a: string) => FAMILY[a] ?? 'statistical';
-const isBaseline = (a: string) => family(a) === 'baseline';
+/** 'deepx' stands for a deep SSL method, 'deepbase' for a deep baseline (the FT-Transformer). */
+const COMPUTE: Record<string, Compute> = { deepx: 'deep', deepbase: 'deep' };
+const compute = (a: string) => COMPUTE[a] ?? 'statistical';
+const isBaseline = (a: string) => a === 'xgb' || a === 'deepbase';
 
 /** A clock whose timers fire only when the test advances it. */
 function manualClock(): Clock & { advance(ms: number): void } {
@@ -108,7 +103,7 @@ function executor(
     cells,
     stored: [],
     lanes,
-    family,
+    compute,
     clock: manualClock(),
     validate: parseCellResult,
     put: async (batch) => {
@@ -159,7 +154,7 @@ describe('RunExecutor', () => {
   it('hands out the longest fits first and weighs the ETA by cost', async () => {
     const cells = plan(['iris', 'wine'], ['lp', 'tsvm']);
     const lane = new FakeLane(0, 'wasm', ok);
-    const cost = (c: CellSpec) => cellCost(c, family);
+    const cost = (c: CellSpec) => cellCost(c, compute);
     const { ex } = executor(cells, [lane], { cost, msPerUnit: 1e-6 });
     const before = ex.snapshot();
     expect(before.etaSeconds).toBeCloseTo((before.costTotal * 1e-6) / 1000, 9); // calibrated, before any fit
@@ -179,6 +174,28 @@ describe('RunExecutor', () => {
     expect(gpu.ran.filter((k) => k.includes('|deepx|'))).toHaveLength(12);
     expect(fallbackBackend('statistical', 'webgpu')).toBe('wasm');
     expect(fallbackBackend('deep', 'webgpu')).toBe('webgpu');
+  });
+
+  it('a deep baseline is deep work too: GPU lane only, and never moved to WASM after a crash', async () => {
+    // Its role (baseline: flat in t, derived cells) and its compute (deep) are separate facts.
+    const cells = plan(['iris'], ['lp', 'deepbase']);
+    const gpu = new FakeLane(0, 'webgpu', ok, 'gpu');
+    const cpu = new FakeLane(1, 'wasm', ok);
+    const { ex, stored } = executor(cells, [gpu, cpu]);
+    await ex.run();
+    expect(cpu.ran.some((k) => k.includes('|deepbase|'))).toBe(false);
+    expect(gpu.ran.filter((k) => k.includes('|deepbase|'))).toHaveLength(2); // t = 0 per seed; the rest derived
+    expect(stored.filter((c) => c.key.includes('|deepbase|'))).toHaveLength(12);
+    let crashes = 0;
+    const crashOnce: Behaviour = async (cell) => {
+      if (cell.algorithm === 'deepbase' && crashes++ === 0)
+        throw Object.assign(new Error('GPU hung'), { name: 'DeviceLostError' });
+      return fixtureCell(cell);
+    };
+    const lone = new FakeLane(0, 'webgpu', crashOnce, 'gpu');
+    const second = executor(plan(['iris'], ['deepbase']).slice(0, 1), [lone]);
+    expect((await second.ex.run()).status).toBe('done');
+    expect(lone.restarts).toEqual(['webgpu']);
   });
 
   it('a deep fit that crashes twice pauses the run with a message instead of moving to WASM', async () => {
@@ -248,7 +265,7 @@ describe('RunExecutor', () => {
     };
     const lanes = [0, 1, 2].map((i) => new FakeLane(i, 'wasm', behave));
     const notices: string[] = [];
-    const { ex, stored } = executor(cells, lanes, { cost: (c) => cellCost(c, family), msPerUnit: 1e-6 });
+    const { ex, stored } = executor(cells, lanes, { cost: (c) => cellCost(c, compute), msPerUnit: 1e-6 });
     const outcome = await ex.run({ onNotice: (t) => notices.push(t) });
     expect(outcome.status).toBe('done');
     // Tried once, not per cell, nor once per lane (letter's fits are the longest: every lane wanted one first).

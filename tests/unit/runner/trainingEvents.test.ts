@@ -68,7 +68,7 @@ describe('training events through the executor', () => {
       cells: cells(),
       stored: [],
       lanes,
-      family: () => 'deep',
+      compute: () => 'deep',
       clock: { now: () => 0, after: () => () => {} },
       put: async (b) => {
         stored.push(...b);
