@@ -6,7 +6,7 @@
  */
 import type { Dataset } from '../types.ts';
 import { canonicalSha256 } from './canonical.ts';
-import { RacDbClient, STORE } from './db.ts';
+import { isQuotaError, RacDbClient, STORE } from './db.ts';
 import { DatasetError, formatBytes } from './errors.ts';
 import { DATASETS, isBuiltinDatasetId } from './registry.ts';
 
@@ -83,11 +83,6 @@ export function compactX(X: Float64Array): { xType: 'f32' | 'f64'; X: Float32Arr
     if (f[i] !== X[i]) return { xType: 'f64', X: X.slice() };
   }
   return { xType: 'f32', X: f };
-}
-
-function isQuotaError(e: unknown): boolean {
-  const name = (e as { name?: string } | null)?.name;
-  return name === 'QuotaExceededError' || (e as { code?: number } | null)?.code === 22;
 }
 
 export class DatasetCache extends RacDbClient {

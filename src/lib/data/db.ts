@@ -18,6 +18,14 @@ export const STORE = {
   userDatasets: 'user-datasets',
   /** Small summaries of the same (UserDatasetMeta), for listing. */
   userDatasetMeta: 'user-dataset-meta',
+  /** Downloaded files of image/text datasets, weights and tokenizers (FileRecord), keyed by URL. */
+  files: 'files',
+  /** Their summaries (FileMeta: size, SHA-256 recorded at the first download), for listing. */
+  fileMeta: 'file-meta',
+  /** Feature bank files (StoredBank), keyed by the bank's SHA-256. */
+  banks: 'banks',
+  /** Their summaries (BankMeta: key, size), for the Data page's storage view. */
+  bankMeta: 'bank-meta',
 } as const;
 
 type Migration = (db: IDBPDatabase, tx: IDBPTransaction<unknown, string[], 'versionchange'>) => void;
@@ -31,6 +39,12 @@ export const MIGRATIONS: readonly Migration[] = [
   (db) => {
     db.createObjectStore(STORE.userDatasets, { keyPath: 'id' });
     db.createObjectStore(STORE.userDatasetMeta, { keyPath: 'id' });
+  },
+  (db) => {
+    db.createObjectStore(STORE.files, { keyPath: 'key' });
+    db.createObjectStore(STORE.fileMeta, { keyPath: 'key' });
+    db.createObjectStore(STORE.banks, { keyPath: 'sha256' });
+    db.createObjectStore(STORE.bankMeta, { keyPath: 'sha256' });
   },
 ];
 
@@ -51,6 +65,12 @@ export function openRacDb(name: string = RAC_DB_NAME): Promise<IDBPDatabase> {
       (event.target as IDBDatabase).close();
     },
   });
+}
+
+/** A write the browser refused for lack of room (IndexedDB's QuotaExceededError, legacy code 22). */
+export function isQuotaError(e: unknown): boolean {
+  const name = (e as { name?: string } | null)?.name;
+  return name === 'QuotaExceededError' || (e as { code?: number } | null)?.code === 22;
 }
 
 export type StorageEstimateFn = () => Promise<{ usage?: number; quota?: number }>;

@@ -421,7 +421,7 @@ describe('user dataset store', () => {
     await store.close();
   });
 
-  it("migration 2 adds the user stores and keeps a version-1 database's cached datasets", async () => {
+  it("migrations 2 and 3 add the user, file and bank stores and keep a version-1 database's cached datasets", async () => {
     const name = freshName();
     const v1 = await openDB(name, 1, {
       upgrade(db) {
@@ -433,10 +433,14 @@ describe('user dataset store', () => {
     v1.close();
     const db = await openRacDb(name);
     expect(db.version).toBe(RAC_DB_VERSION);
-    expect(RAC_DB_VERSION).toBe(2);
+    expect(RAC_DB_VERSION).toBe(3);
     expect([...db.objectStoreNames].sort()).toEqual([
+      'bank-meta',
+      'banks',
       'dataset-meta',
       'datasets',
+      'file-meta',
+      'files',
       'user-dataset-meta',
       'user-datasets',
     ]);
