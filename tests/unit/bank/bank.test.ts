@@ -5,8 +5,10 @@
  * 2. float32 → float16 rounding as numpy's astype (ties to even, subnormals, overflow to inf);
  * 3. a tiny bank built in shuffled pieces (a resumed extraction) is byte for byte the reference
  *    file: header, block order, float16 blocks, hash;
- * 4. reading refuses what it must: another content or backbone, a cut-off, edited or foreign file.
+ * 4. reading refuses what it must: another content or backbone, a cut-off, edited or foreign file;
+ * 5. the IndexedDB store keeps a checked bank by hash, finds it by key, and deletes it.
  */
+import 'fake-indexeddb/auto';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +19,7 @@ import {
   readBankFile,
   type BankKey,
 } from '../../../src/lib/bank/bankFile.ts';
+import { BankStore } from '../../../src/lib/bank/bankStore.ts';
 import { float32ToFloat16, toHalf } from '../../../src/lib/bank/float16.ts';
 import { splitMix64, viewRng, viewSeed, type ViewKind } from '../../../src/lib/bank/viewSeed.ts';
 import { float16ToFloat32 } from '../../../src/lib/weights/halfFloat.ts';
@@ -139,5 +142,24 @@ describe('bank file', () => {
     );
     expect(() => new BankBuilder({ ...key, contentSha256: 'abc' })).toThrow(/content hash "abc" is not 64/);
     expect(() => new BankBuilder({ ...key, variants: ['a|b'] })).toThrow(/may not be empty or hold/);
+  });
+});
+
+describe('bank store (IndexedDB)', () => {
+  it('keeps a checked bank by its hash, finds it by key, lists and deletes it; refuses a damaged file', async () => {
+    const store = new BankStore({ dbName: `banks-${process.pid}` });
+    const { bytes, sha256 } = build(GOLD.bank.key).toFile();
+    const meta = await store.put(bytes);
+    expect(meta).toMatchObject({ sha256, bytes: bytes.length });
+    expect(await store.find({ contentSha256: GOLD.bank.key.contentSha256, Kw: 2 })).toEqual(meta);
+    expect(await store.find({ feature: 'other' })).toBeNull();
+    expect(await store.get(sha256)).toEqual(bytes);
+    const bad = bytes.slice();
+    bad[bad.length - 40] ^= 1;
+    await expect(store.put(bad)).rejects.toThrow(/does not match its hash/);
+    expect(await store.list()).toHaveLength(1);
+    await store.delete(sha256);
+    expect(await store.list()).toEqual([]);
+    await store.close();
   });
 });

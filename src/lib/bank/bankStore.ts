@@ -1,0 +1,74 @@
+/**
+ * Feature banks kept in the browser (PROTOCOL-IMAGE-TEXT.md §7.4): a finished bank file by its
+ * hash, with a summary of its key for the Data page's storage view (size, delete). Every run on the
+ * same dataset and backbone finds it by key; a bank imported from a file is checked (readBankFile)
+ * before it is stored.
+ */
+import { isQuotaError, RacDbClient, STORE } from '../data/db.ts';
+import { DatasetError, formatBytes } from '../data/errors.ts';
+import { readBankFile, type BankKey } from './bankFile.ts';
+
+export interface BankMeta {
+  sha256: string;
+  bytes: number;
+  key: BankKey;
+}
+
+export class BankStore extends RacDbClient {
+  /** Checks the file (magic, header, hash) and keeps it; returns its summary. */
+  async put(file: Uint8Array): Promise<BankMeta> {
+    const bank = readBankFile(file);
+    const meta: BankMeta = { sha256: bank.sha256, bytes: file.length, key: bank.key };
+    const db = await this.open();
+    try {
+      const tx = db.transaction([STORE.banks, STORE.bankMeta], 'readwrite');
+      await Promise.all([
+        tx.objectStore(STORE.banks).put({ sha256: meta.sha256, data: file }),
+        tx.objectStore(STORE.bankMeta).put(meta),
+        tx.done,
+      ]);
+    } catch (e) {
+      if (!isQuotaError(e)) throw e;
+      throw new DatasetError({
+        kind: 'quota',
+        retryable: false,
+        bytesNeeded: file.length,
+        message: `The browser has no room to keep this feature bank (${formatBytes(file.length)}).${await this.freeSpaceNote()} Delete other banks or datasets; they were kept.`,
+      });
+    }
+    return meta;
+  }
+
+  async get(sha256: string): Promise<Uint8Array | null> {
+    const db = await this.open();
+    const rec = (await db.get(STORE.banks, sha256)) as { data?: Uint8Array } | undefined;
+    return rec?.data instanceof Uint8Array ? rec.data : null;
+  }
+
+  /** The stored bank whose key has every field of `want` (a run's dataset, backbone, views), or null. */
+  async find(want: Partial<BankKey>): Promise<BankMeta | null> {
+    const all = await this.list();
+    return (
+      all.find((m) =>
+        Object.entries(want).every(
+          ([f, v]) => JSON.stringify((m.key as unknown as Record<string, unknown>)[f]) === JSON.stringify(v),
+        ),
+      ) ?? null
+    );
+  }
+
+  async list(): Promise<BankMeta[]> {
+    const db = await this.open();
+    return (await db.getAll(STORE.bankMeta)) as BankMeta[];
+  }
+
+  async delete(sha256: string): Promise<void> {
+    const db = await this.open();
+    const tx = db.transaction([STORE.banks, STORE.bankMeta], 'readwrite');
+    await Promise.all([
+      tx.objectStore(STORE.banks).delete(sha256),
+      tx.objectStore(STORE.bankMeta).delete(sha256),
+      tx.done,
+    ]);
+  }
+}
