@@ -1,6 +1,10 @@
 /**
- * The one versioned result schema (PROTOCOL.md §10): a cell result `rsb-cell/1` and a run record
- * `rsb-run/1`, used by IndexedDB, JSON export/import, permalinks and the headless runner.
+ * The versioned result schema of tabular runs (PROTOCOL.md §10): a cell result `rsb-cell/2` and a
+ * run record `rsb-run/2`, used by IndexedDB, JSON export/import, permalinks and the headless runner.
+ * `parseCellResult` / `parseRun` read /1 and /2 and return the /2 form, which the tabular writers
+ * and pages use. The image/text record `rsb-cell/3` (PROTOCOL-IMAGE-TEXT.md §11), in which tabular
+ * cells carry `modality: 'tabular'`, and its readers `parseCellV3` / `parseRunV3` are in
+ * schemaV3.ts; they build on the pieces exported here.
  *
  * Runs also arrive from files and links written by strangers, so every way in goes through
  * `parseCellResult` / `parseRun`: unknown fields and versions are refused, numbers are bounded,
@@ -10,7 +14,31 @@
  */
 import * as v from 'valibot';
 import { SETTINGS, T_GRID } from '../types.ts';
+import {
+  count,
+  describeValue,
+  id,
+  int,
+  isoTime,
+  isPlainObject,
+  jsonObject,
+  list,
+  MAX_COUNT,
+  MAX_NAME,
+  MAX_SEED,
+  MAX_TEXT,
+  num,
+  oneOf,
+  parseWith,
+  SchemaError,
+  sha256Hex,
+  text,
+  versionOf,
+} from './schemaParts.ts';
 
+export { describeValue, SchemaError, type JsonValue } from './schemaParts.ts';
+
+/** What the tabular writers emit and the form `parseCellResult` / `parseRun` return. */
 export const CELL_SCHEMA = 'rsb-cell/2';
 export const RUN_SCHEMA = 'rsb-run/2';
 /** Older versions this reader upgrades (every stored record, file and link stays readable). */
@@ -18,136 +46,19 @@ export const LEGACY_CELL_SCHEMAS = ['rsb-cell/1'] as const;
 export const LEGACY_RUN_SCHEMAS = ['rsb-run/1'] as const;
 /** The most cells one run record may hold. */
 export const MAX_RUN_CELLS = 100_000;
-const MAX_NAME = 200;
-const MAX_TEXT = 2000;
-const MAX_SEED = 0xffffffff;
-const MAX_COUNT = 1e9;
-
-/** A result failed validation. `path` is like `cells[3].outcome.accuracy` ('' for the root). */
-export class SchemaError extends Error {
-  readonly path: string;
-  constructor(path: string, problem: string) {
-    super(`${path || '(root)'}: ${problem}`);
-    this.name = 'SchemaError';
-    this.path = path;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Building blocks. Each message says what was expected; the formatter appends what came.
-
-function int(min: number, max: number, what = `an integer between ${min} and ${max}`) {
-  const m = `expected ${what}`;
-  return v.pipe(v.number(m), v.integer(m), v.minValue(min, m), v.maxValue(max, m));
-}
-
-function count() {
-  return int(0, MAX_COUNT, 'a whole number ≥ 0');
-}
-
-function num(min: number, max: number, what = `a number between ${min} and ${max}`) {
-  const m = `expected ${what}`;
-  return v.pipe(v.number(m), v.finite(m), v.minValue(min, m), v.maxValue(max, m));
-}
-
-function text(max = MAX_TEXT, min = 0) {
-  const m = `expected a string of ${min > 0 ? `${min} to ` : 'at most '}${max} characters`;
-  return v.pipe(v.string(m), v.minLength(min, m), v.maxLength(max, m));
-}
-
-/** Ids (datasets, algorithms): they end up in cell keys and URLs, so a plain alphabet only. */
-function id() {
-  const m = `expected an id of 1 to ${MAX_NAME} letters, digits or _ . : + - (starting with a letter or digit)`;
-  return v.pipe(v.string(m), v.maxLength(MAX_NAME, m), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.:+-]*$/, m));
-}
-
-function oneOf<const T extends readonly (string | number)[]>(options: T) {
-  return v.picklist(options, `expected one of ${options.map((o) => JSON.stringify(o)).join(', ')}`);
-}
-
-function list<T extends v.GenericSchema>(item: T, max: number, what: string) {
-  const m = `expected a list of at most ${max} ${what}`;
-  return v.pipe(v.array(item, m), v.maxLength(max, m));
-}
-
-function isoTime() {
-  const m = 'expected an ISO 8601 timestamp like "2025-01-31T12:00:00.000Z"';
-  return v.pipe(v.string(m), v.maxLength(64, m), v.isoTimestamp(m));
-}
-
-const sha256Hex = () =>
-  v.pipe(
-    v.string('expected a SHA-256 as 64 lower-case hex digits'),
-    v.regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 as 64 lower-case hex digits'),
-  );
-
-// ---------------------------------------------------------------------------------------------
-// Free-form JSON (hyperparameters, overrides): plain values, small and shallow.
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-const JSON_LIMITS = { depth: 8, nodes: 10_000, keyLength: MAX_NAME, stringLength: MAX_TEXT };
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** What is wrong with `x` as bounded plain JSON, or null. `where` is a path suffix for the message. */
-function jsonProblem(x: unknown, where: string, depth: number, budget: { nodes: number }): string | null {
-  if (--budget.nodes < 0) return `${where}: too many values (over ${JSON_LIMITS.nodes})`;
-  if (x === null || typeof x === 'boolean') return null;
-  if (typeof x === 'number')
-    return Number.isFinite(x) ? null : `${where}: expected a finite number, got ${describeValue(x)}`;
-  if (typeof x === 'string') {
-    return x.length <= JSON_LIMITS.stringLength
-      ? null
-      : `${where}: expected a string of at most ${JSON_LIMITS.stringLength} characters, got ${describeValue(x)}`;
-  }
-  if (depth >= JSON_LIMITS.depth) return `${where}: nested deeper than ${JSON_LIMITS.depth} levels`;
-  if (Array.isArray(x)) {
-    for (let i = 0; i < x.length; i++) {
-      const p = jsonProblem(x[i], `${where}[${i}]`, depth + 1, budget);
-      if (p) return p;
-    }
-    return null;
-  }
-  if (isPlainObject(x)) {
-    for (const [k, val] of Object.entries(x)) {
-      if (k.length > JSON_LIMITS.keyLength || FORBIDDEN_KEYS.has(k)) {
-        return `${where}: key ${describeValue(k)} is not allowed (keys: at most ${JSON_LIMITS.keyLength} characters, not __proto__/constructor/prototype)`;
-      }
-      const p = jsonProblem(val, `${where}.${k}`, depth + 1, budget);
-      if (p) return p;
-    }
-    return null;
-  }
-  return `${where}: expected a plain JSON value, got ${describeValue(x)}`;
-}
-
-function isPlainObject(x: unknown): x is Record<string, unknown> {
-  return (
-    x !== null &&
-    typeof x === 'object' &&
-    !Array.isArray(x) &&
-    [Object.prototype, null].includes(Object.getPrototypeOf(x))
-  );
-}
-
-/** A plain JSON object of bounded size (hyperparameters, overrides). */
-function jsonObject() {
-  return v.pipe(
-    v.custom<Record<string, JsonValue>>(isPlainObject, 'expected an object of plain JSON values'),
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
-      const problem = jsonProblem(dataset.value, '', 0, { nodes: JSON_LIMITS.nodes });
-      if (problem) addIssue({ message: `contains a bad value at ${problem.replace(/^\./, '')}` });
-    }),
-  );
-}
 
 // ---------------------------------------------------------------------------------------------
 // Cell result `rsb-cell/1` (PROTOCOL.md §10)
 
 const ProtocolModeSchema = oneOf(['rsb', 'readme'] as const);
-const QuirksSchema = oneOf(['rsb', 'fixed'] as const);
-const SettingSchema = oneOf(SETTINGS as readonly ('distribution' | 'feature' | 'label')[]);
+export const QuirksSchema = oneOf(['rsb', 'fixed'] as const);
+export const SettingSchema = oneOf(SETTINGS as readonly ('distribution' | 'feature' | 'label')[]);
 const BackendSchema = oneOf(['webgpu', 'webgl', 'wasm', 'cpu'] as const);
+// Cell coordinates (shared with rsb-cell/3).
+export const LabelsTagSchema = int(1, 100_000, 'a labels tag: an integer ≥ 1');
+export const TSchema = num(0, 1, `a value of the grid t ∈ {${T_GRID.join(', ')}}`);
+export const TIndexSchema = int(0, T_GRID.length - 1);
+export const SeedSchema = int(0, MAX_SEED, 'an integer seed between 0 and 4294967295');
 
 export const ProtocolOptionsSchema = v.strictObject({
   takeZero: oneOf(['one-per-class', 'empty'] as const),
@@ -196,7 +107,7 @@ const AlgorithmRecordSchema = v.strictObject({
   tt_restart: v.optional(v.literal(true)),
 });
 
-const intList = (max: number, what: string) => list(count(), max, what);
+export const intList = (max: number, what: string) => list(count(), max, what);
 
 const SplitRecordSchema = v.pipe(
   v.strictObject({
@@ -238,7 +149,7 @@ type OutcomeShape = {
   n_nan_rows: number;
 };
 
-const OutcomeSchema = v.pipe(
+export const OutcomeSchema = v.pipe(
   v.strictObject({
     /**
      * ok: scored. skipped: not run (empty U, §5.5). failed: the fit or predict threw.
@@ -300,13 +211,13 @@ const OutcomeSchema = v.pipe(
   ),
 );
 
-const TimingSchema = v.strictObject({
+export const TimingSchema = v.strictObject({
   fit_ms: num(0, 1e12, 'a duration in ms ≥ 0'),
   predict_ms: num(0, 1e12, 'a duration in ms ≥ 0'),
   steps: count(),
 });
 
-const CellEnvSchema = v.strictObject({
+export const CellEnvSchema = v.strictObject({
   backend: BackendSchema,
   float_precision: text(50, 1),
   tfjs_version: text(50),
@@ -315,23 +226,85 @@ const CellEnvSchema = v.strictObject({
   device: text(MAX_TEXT),
 });
 
-const SubsampleRecordSchema = v.pipe(
-  v.strictObject({
-    pool: oneOf(['test', 'unlabeled', 'graph'] as const),
-    n_before: count(),
-    n_after: count(),
-    method: v.literal('stratified-split', 'expected "stratified-split"'),
-    seed: int(0, MAX_SEED),
-  }),
-  v.forward(
-    v.check(
-      (s) => s.n_after <= s.n_before,
-      (i) =>
-        `n_after (${(i.input as { n_after: number }).n_after}) exceeds n_before (${(i.input as { n_before: number }).n_before})`,
+/**
+ * `subsample` (PROTOCOL.md §9): null, or one record per capped pool, each pool at most once.
+ * @internal shared with schemaV3.ts (whose pools are test, unlabeled_in and unlabeled_out)
+ */
+export function subsampleList<const P extends readonly [string, ...string[]]>(pools: P) {
+  const names = pools.join(', ');
+  const record = v.pipe(
+    v.strictObject({
+      pool: oneOf(pools),
+      n_before: count(),
+      n_after: count(),
+      method: v.literal('stratified-split', 'expected "stratified-split"'),
+      seed: int(0, MAX_SEED),
+    }),
+    v.forward(
+      v.check(
+        (s) => s.n_after <= s.n_before,
+        (i) =>
+          `n_after (${(i.input as { n_after: number }).n_after}) exceeds n_before (${(i.input as { n_before: number }).n_before})`,
+      ),
+      ['n_after'] as never, // every record has n_after; TypeScript cannot see that through P
     ),
-    ['n_after'],
-  ),
-);
+  );
+  return v.nullable(
+    v.pipe(
+      list(record, pools.length, `subsample records (${names})`),
+      v.check(
+        (xs) => new Set(xs.map((x) => x.pool)).size === xs.length,
+        `expected each pool (${names}) at most once`,
+      ),
+    ),
+  );
+}
+
+/**
+ * The fields of a tabular cell after `schema` (rsb-cell/2; a tabular rsb-cell/3 adds `modality`).
+ * @internal shared with schemaV3.ts
+ */
+export const TABULAR_CELL_ENTRIES = {
+  protocol: ProtocolSchema,
+  dataset: DatasetRecordSchema,
+  setting: SettingSchema,
+  labels: LabelsTagSchema,
+  t: TSchema,
+  t_index: TIndexSchema,
+  seed: SeedSchema,
+  algorithm: AlgorithmRecordSchema,
+  split: v.nullable(SplitRecordSchema),
+  outcome: OutcomeSchema,
+  timing: TimingSchema,
+  env: CellEnvSchema,
+  subsample: subsampleList(['test', 'unlabeled', 'graph'] as const),
+  created_at: isoTime(),
+};
+
+/** A cell's t must be the grid's value at t_index (a literal double: 3 * 0.2 is not 0.6). */
+export function tOnGrid<T extends { t: number; t_index: number }>() {
+  return v.forward<T, v.CheckIssue<T>, ['t']>(
+    v.check<T, v.ErrorMessage<v.CheckIssue<T>>>(
+      (c) => T_GRID[c.t_index] === c.t,
+      (i) => {
+        const c = i.input as { t: number; t_index: number };
+        return `t_index ${c.t_index} means t = ${T_GRID[c.t_index]}, but t is ${c.t}`;
+      },
+    ),
+    ['t'] as never, // every T has `t`; TypeScript cannot see that through the generic
+  );
+}
+
+/** A cell with status "ok" has its split record. */
+export function splitWhenOk<T extends { split: unknown; outcome: { status: string } }>() {
+  return v.forward<T, v.CheckIssue<T>, ['split']>(
+    v.check<T, v.ErrorMessage<v.CheckIssue<T>>>(
+      (c) => c.split !== null || c.outcome.status !== 'ok',
+      'expected the split record of a cell with status "ok", got null',
+    ),
+    ['split'] as never,
+  );
+}
 
 export const CellResultSchema = v.pipe(
   v.strictObject(
@@ -340,48 +313,12 @@ export const CellResultSchema = v.pipe(
         CELL_SCHEMA,
         `expected the schema version "${CELL_SCHEMA}" (other versions are not supported)`,
       ),
-      protocol: ProtocolSchema,
-      dataset: DatasetRecordSchema,
-      setting: SettingSchema,
-      labels: int(1, 100_000, 'a labels tag: an integer ≥ 1'),
-      t: num(0, 1, `a value of the grid t ∈ {${T_GRID.join(', ')}}`),
-      t_index: int(0, T_GRID.length - 1),
-      seed: int(0, MAX_SEED, 'an integer seed between 0 and 4294967295'),
-      algorithm: AlgorithmRecordSchema,
-      split: v.nullable(SplitRecordSchema),
-      outcome: OutcomeSchema,
-      timing: TimingSchema,
-      env: CellEnvSchema,
-      subsample: v.nullable(
-        v.pipe(
-          list(SubsampleRecordSchema, 3, 'subsample records (test, unlabeled, graph)'),
-          v.check(
-            (xs) => new Set(xs.map((x) => x.pool)).size === xs.length,
-            'expected each pool (test, unlabeled, graph) at most once',
-          ),
-        ),
-      ),
-      created_at: isoTime(),
+      ...TABULAR_CELL_ENTRIES,
     },
     'expected a cell result object',
   ),
-  v.forward(
-    v.check(
-      (c) => T_GRID[c.t_index] === c.t,
-      (i) => {
-        const c = i.input as { t: number; t_index: number };
-        return `t_index ${c.t_index} means t = ${T_GRID[c.t_index]}, but t is ${c.t}`;
-      },
-    ),
-    ['t'],
-  ),
-  v.forward(
-    v.check(
-      (c) => c.split !== null || c.outcome.status !== 'ok',
-      'expected the split record of a cell with status "ok", got null',
-    ),
-    ['split'],
-  ),
+  tOnGrid(),
+  splitWhenOk(),
 );
 
 export type CellResult = v.InferOutput<typeof CellResultSchema>;
@@ -395,7 +332,7 @@ const OptionValueSchema = v.union(
   'expected an option value (a string, a finite number, true or false)',
 );
 
-const PoolCapSchema = v.optional(
+export const PoolCapSchema = v.optional(
   v.strictObject({
     max: int(1, 1_000_000_000, 'the most rows kept: an integer ≥ 1'),
     seed: v.optional(int(0, MAX_SEED)),
@@ -435,7 +372,7 @@ export const RunPlanSchema = v.strictObject({
   ),
 });
 
-const RunEnvSchema = v.strictObject({
+export const RunEnvSchema = v.strictObject({
   /** 'browser' or 'node vX.Y.Z' and the like. */
   runtime: text(MAX_NAME, 1),
   user_agent: v.optional(text(MAX_TEXT)),
@@ -453,9 +390,28 @@ const RunEnvSchema = v.strictObject({
   shard: v.optional(v.pipe(text(24), v.regex(/^\d+\/\d+$/, 'expected a shard like "2/4"'))),
 });
 
-function cellKeyOf(c: CellResult): string {
+/** The fields that identify a tabular cell (and a tabular rsb-cell/3). */
+type CellCoordinates = Pick<
+  CellResult,
+  'dataset' | 'setting' | 'labels' | 'algorithm' | 't' | 't_index' | 'seed'
+>;
+
+/** One record per cell: the key of a tabular cell in a run. @internal shared with schemaV3.ts */
+export function cellKeyOf(c: CellCoordinates): string {
   return JSON.stringify([c.dataset.id, c.setting, c.labels, c.algorithm.name, c.t_index, c.seed]);
 }
+
+/** A run's id (shared with rsb-run/3). */
+export const RunIdSchema = v.pipe(
+  text(MAX_NAME, 1),
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  v.regex(/^[^\u0000-\u001f\u007f]*$/, 'expected an id without control characters'),
+);
+
+/** Plan cells that have no record, with the reason (e.g. "not run: letter unavailable (…)"). */
+export const RunFailuresSchema = v.optional(
+  list(v.strictObject({ key: text(400, 1), reason: text() }), MAX_RUN_CELLS, 'failures'),
+);
 
 export const RunRecordSchema = v.pipe(
   v.strictObject(
@@ -464,20 +420,13 @@ export const RunRecordSchema = v.pipe(
         RUN_SCHEMA,
         `expected the schema version "${RUN_SCHEMA}" (other versions are not supported)`,
       ),
-      id: v.pipe(
-        text(MAX_NAME, 1),
-        // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-        v.regex(/^[^\u0000-\u001f\u007f]*$/, 'expected an id without control characters'),
-      ),
+      id: RunIdSchema,
       created_at: isoTime(),
       finished_at: v.nullable(isoTime()),
       plan: RunPlanSchema,
       env: RunEnvSchema,
       cells: list(CellResultSchema, MAX_RUN_CELLS, 'cells'),
-      /** Plan cells that have no record, with the reason (e.g. "not run: letter unavailable (…)"). */
-      failures: v.optional(
-        list(v.strictObject({ key: text(400, 1), reason: text() }), MAX_RUN_CELLS, 'failures'),
-      ),
+      failures: RunFailuresSchema,
     },
     'expected a run record object',
   ),
@@ -486,29 +435,47 @@ export const RunRecordSchema = v.pipe(
   v.rawCheck(({ dataset }) => {
     if (!dataset.typed) return;
     const run = dataset.value;
-    const seen = new Map<string, number>();
-    for (let i = 0; i < run.cells.length; i++) {
-      const c = run.cells[i];
-      for (const key of ['mode', 'quirks'] as const) {
-        if (c.protocol[key] !== run.plan[key]) {
-          throw new SchemaError(
-            `cells[${i}].protocol.${key}`,
-            `is "${c.protocol[key]}" but the run's plan says "${run.plan[key]}"; results that differ in ${key} must not be pooled`,
-          );
-        }
-      }
-      const k = cellKeyOf(c);
-      const j = seen.get(k);
-      if (j !== undefined) {
-        throw new SchemaError(
-          `cells[${i}]`,
-          `repeats the cell of cells[${j}] (${c.dataset.id}, ${c.setting}, labels ${c.labels}, ${c.algorithm.name}, t=${c.t}, seed ${c.seed})`,
-        );
-      }
-      seen.set(k, i);
-    }
+    checkRunCells(run.cells, run.plan, ['mode', 'quirks'], cellKeyOf, describeCell);
   }),
 );
+
+/** @internal shared with schemaV3.ts */
+export function describeCell(c: CellCoordinates): string {
+  return `${c.dataset.id}, ${c.setting}, labels ${c.labels}, ${c.algorithm.name}, t=${c.t}, seed ${c.seed}`;
+}
+
+/**
+ * The run-level rules: every cell agrees with the plan on the protocol fields `keys` (results
+ * that differ in them must not be pooled), and no two cells have the same key. Throws a
+ * SchemaError with the cell's path. @internal shared with schemaV3.ts
+ */
+export function checkRunCells<C extends { protocol: object }>(
+  cells: readonly C[],
+  plan: object,
+  keys: readonly string[],
+  keyOf: (c: C) => string,
+  describe: (c: C) => string,
+): void {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i];
+    for (const key of keys) {
+      const mine = (c.protocol as Record<string, unknown>)[key];
+      const planned = (plan as Record<string, unknown>)[key];
+      if (mine !== planned) {
+        throw new SchemaError(
+          `cells[${i}].protocol.${key}`,
+          `is "${String(mine)}" but the run's plan says "${String(planned)}"; results that differ in ${key} must not be pooled`,
+        );
+      }
+    }
+    const k = keyOf(c);
+    const j = seen.get(k);
+    if (j !== undefined)
+      throw new SchemaError(`cells[${i}]`, `repeats the cell of cells[${j}] (${describe(c)})`);
+    seen.set(k, i);
+  }
+}
 
 export type RunRecord = v.InferOutput<typeof RunRecordSchema>;
 export type RunPlan = v.InferOutput<typeof RunPlanSchema>;
@@ -516,61 +483,6 @@ export type RunEnv = v.InferOutput<typeof RunEnvSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Parsing and messages
-
-/** A short, safe description of a received value (never echoes a long string). */
-export function describeValue(x: unknown): string {
-  if (x === undefined) return 'nothing (the field is missing)';
-  if (x === null) return 'null';
-  if (typeof x === 'string') return x.length <= 60 ? JSON.stringify(x) : `a string of ${x.length} characters`;
-  if (typeof x === 'number' || typeof x === 'boolean') return String(x);
-  if (Array.isArray(x)) return `a list of ${x.length} item${x.length === 1 ? '' : 's'}`;
-  if (typeof x === 'object') return 'an object';
-  return `a ${typeof x}`;
-}
-
-function formatPath(path: readonly { key: unknown }[] | undefined): string {
-  let out = '';
-  for (const item of path ?? []) {
-    const key = item.key;
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key;
-    else out += `[${JSON.stringify(String(key)).slice(0, 80)}]`;
-  }
-  return out;
-}
-
-function toSchemaError(issue: v.BaseIssue<unknown>): SchemaError {
-  const path = formatPath(issue.path as { key: unknown }[] | undefined);
-  const isObjectIssue = issue.type === 'strict_object' || issue.type === 'object';
-  if (isObjectIssue && issue.expected === 'never')
-    return new SchemaError(path, 'unknown field (not part of the schema)');
-  if (isObjectIssue && path && issue.input === undefined) {
-    // valibot lets a list through as an object; name the list, not its first "missing" key.
-    const items = (issue.path ?? []) as { key: unknown; input: unknown }[];
-    const parent = items[items.length - 1]?.input;
-    if (Array.isArray(parent))
-      return new SchemaError(
-        formatPath(items.slice(0, -1)),
-        `expected an object, got ${describeValue(parent)}`,
-      );
-    return new SchemaError(path, 'required field is missing');
-  }
-  if (issue.type === 'check' || issue.type === 'raw_check') return new SchemaError(path, issue.message);
-  return new SchemaError(path, `${issue.message}, got ${describeValue(issue.input)}`);
-}
-
-function parseWith<T extends v.GenericSchema>(schema: T, x: unknown): v.InferOutput<T> {
-  const result = v.safeParse(schema, x, { abortEarly: true }); // run-level checks throw SchemaError directly
-  if (result.success) return result.output;
-  throw toSchemaError(result.issues[0]);
-}
-
-function versionOf(x: unknown, what: string): unknown {
-  if (Array.isArray(x)) throw new SchemaError('', `expected ${what} object, got ${describeValue(x)}`);
-  return x !== null && typeof x === 'object' && !Array.isArray(x)
-    ? (x as { schema?: unknown }).schema
-    : undefined;
-}
 
 /**
  * `rsb-cell/1` → `/2`: the only change is the required `algorithm.options` (the resolved model
@@ -596,24 +508,23 @@ export function upgradeRun(x: unknown): unknown {
 
 /** Validates one cell result (e.g. from IndexedDB or an import); reads /1 and /2. Throws a SchemaError. */
 export function parseCellResult(x: unknown): CellResult {
-  const version = versionOf(x, 'a cell result');
-  if (
-    typeof version === 'string' &&
-    version !== CELL_SCHEMA &&
-    !(LEGACY_CELL_SCHEMAS as readonly string[]).includes(version)
-  ) {
-    throw new SchemaError(
-      'schema',
-      `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${CELL_SCHEMA}" (and upgrades ${LEGACY_CELL_SCHEMAS.map((s) => `"${s}"`).join(', ')})`,
-    );
-  }
+  refuseUnknownVersion(versionOf(x, 'a cell result'), CELL_SCHEMA, LEGACY_CELL_SCHEMAS);
   return parseWith(CellResultSchema, upgradeCell(x));
 }
 
 /** Validates a run record (a file, a permalink, the CLI's output); reads /1 and /2. Throws a SchemaError. */
 export function parseRun(x: unknown): RunRecord {
   const version = versionOf(x, 'a run record');
-  // Refuse oversized runs before upgrading (and validating) 100 000+ cells one by one.
+  refuseOversizedRun(x);
+  refuseUnknownVersion(version, RUN_SCHEMA, LEGACY_RUN_SCHEMAS);
+  return parseWith(RunRecordSchema, upgradeRun(x));
+}
+
+/**
+ * Refuses a run of more than MAX_RUN_CELLS cells from the length alone, before upgrading (and
+ * validating) 100 000+ cells one by one. @internal shared with schemaV3.ts
+ */
+export function refuseOversizedRun(x: unknown): void {
   const rawCells = x !== null && typeof x === 'object' ? (x as { cells?: unknown }).cells : undefined;
   if (Array.isArray(rawCells) && rawCells.length > MAX_RUN_CELLS) {
     throw new SchemaError(
@@ -621,15 +532,17 @@ export function parseRun(x: unknown): RunRecord {
       `expected a list of at most ${MAX_RUN_CELLS} cells, got ${describeValue(rawCells)}`,
     );
   }
-  if (
-    typeof version === 'string' &&
-    version !== RUN_SCHEMA &&
-    !(LEGACY_RUN_SCHEMAS as readonly string[]).includes(version)
-  ) {
+}
+
+/**
+ * Refuses a `schema` string that is neither `current` nor one of `older` (a missing or non-string
+ * version is left to the schema, which says so). @internal shared with schemaV3.ts
+ */
+export function refuseUnknownVersion(version: unknown, current: string, older: readonly string[]): void {
+  if (typeof version === 'string' && version !== current && !older.includes(version)) {
     throw new SchemaError(
       'schema',
-      `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${RUN_SCHEMA}" (and upgrades ${LEGACY_RUN_SCHEMAS.map((s) => `"${s}"`).join(', ')})`,
+      `unsupported schema version ${describeValue(version)}; this version of RAC Bench reads "${current}" (and upgrades ${older.map((s) => `"${s}"`).join(', ')})`,
     );
   }
-  return parseWith(RunRecordSchema, upgradeRun(x));
 }
