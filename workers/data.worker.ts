@@ -32,6 +32,16 @@ import {
   type UserCsvErrorInfo,
 } from '../src/lib/data/userCsv.ts';
 import type { Dataset } from '../src/lib/types.ts';
+import { FileStore } from '../src/lib/data/fileStore.ts';
+import { BankStore, type BankMeta } from '../src/lib/bank/bankStore.ts';
+import {
+  downloadHubDataset,
+  hubStatus,
+  type HubDatasetStatus,
+  type HubSplitSummary,
+} from '../src/lib/data/modal/hubDatasets.ts';
+import type { HubDownloadProgress } from '../src/lib/data/modal/hubDownload.ts';
+import { HUB_DATASETS, hubFileUrl } from '../src/lib/data/modal/hubSources.ts';
 
 export interface LoadRequest {
   id: string;
@@ -73,6 +83,8 @@ function failure(e: unknown): Outcome<never> {
 
 const cache = typeof indexedDB === 'undefined' ? null : new DatasetCache();
 const userStore = typeof indexedDB === 'undefined' ? null : new UserDatasetStore();
+const fileStore = typeof indexedDB === 'undefined' ? null : new FileStore();
+const bankStore = typeof indexedDB === 'undefined' ? null : new BankStore();
 
 /** A user's CSV as it crosses from the page: a File (read here, off the main thread) or fetched bytes. */
 export interface CsvRequest {
@@ -197,6 +209,63 @@ const api = {
 
   async list(): Promise<DatasetMeta[]> {
     return listCachedDatasets(cache);
+  },
+
+  /** The Hub image and text datasets: their files and which of them this browser holds. */
+  async hubStatus(): Promise<HubDatasetStatus[]> {
+    return hubStatus(fileStore ? await fileStore.list() : []);
+  },
+
+  /** Downloads (or reads from the cache) every split of a Hub dataset, checks and hashes it. */
+  async hubDownload(
+    req: { id: string; loadId: number },
+    onProgress?: (p: HubDownloadProgress & { split: string }) => void,
+  ): Promise<Outcome<HubSplitSummary[]>> {
+    const spec = HUB_DATASETS[req.id];
+    if (!spec) return failure(new Error(`Unknown image or text dataset '${req.id}'.`));
+    const ctl = new AbortController();
+    controllers.set(req.loadId, ctl);
+    try {
+      return {
+        ok: true,
+        value: await downloadHubDataset(spec, { cache: fileStore, signal: ctl.signal, onProgress }),
+      };
+    } catch (e) {
+      return failure(e);
+    } finally {
+      controllers.delete(req.loadId);
+    }
+  },
+
+  /** Deletes every cached file of a Hub dataset. */
+  async hubDelete(id: string): Promise<void> {
+    const spec = HUB_DATASETS[id];
+    if (!spec || !fileStore) return;
+    for (const s of Object.values(spec.splits))
+      for (const path of s.files) await fileStore.delete(hubFileUrl(spec.repo, path));
+  },
+
+  async bankList(): Promise<BankMeta[]> {
+    return bankStore ? bankStore.list() : [];
+  },
+
+  async bankDelete(sha256: string): Promise<void> {
+    await bankStore?.delete(sha256);
+  },
+
+  /** A bank file made elsewhere (the CLI on a GPU server): kept only after its header and hash check out. */
+  async bankImport(file: File): Promise<Outcome<BankMeta>> {
+    try {
+      if (!bankStore) throw new Error('This browser has no IndexedDB: banks cannot be kept.');
+      return { ok: true, value: await bankStore.put(new Uint8Array(await file.arrayBuffer())) };
+    } catch (e) {
+      if (e instanceof DatasetError) return failure(e);
+      return {
+        ok: false,
+        aborted: false,
+        error: { kind: 'parse', retryable: false, message: (e as Error).message },
+      };
+    }
   },
 
   async remove(id: string): Promise<void> {
