@@ -4,7 +4,7 @@
  * same dataset and backbone finds it by key; a bank imported from a file is checked (readBankFile)
  * before it is stored.
  */
-import { isQuotaError, RacDbClient, STORE } from '../data/db.ts';
+import { RacDbClient, STORE } from '../data/db.ts';
 import { DatasetError, formatBytes } from '../data/errors.ts';
 import { readBankFile, type BankKey } from './bankFile.ts';
 
@@ -19,23 +19,16 @@ export class BankStore extends RacDbClient {
   async put(file: Uint8Array): Promise<BankMeta> {
     const bank = readBankFile(file);
     const meta: BankMeta = { sha256: bank.sha256, bytes: file.length, key: bank.key };
-    const db = await this.open();
-    try {
-      const tx = db.transaction([STORE.banks, STORE.bankMeta], 'readwrite');
-      await Promise.all([
-        tx.objectStore(STORE.banks).put({ sha256: meta.sha256, data: file }),
-        tx.objectStore(STORE.bankMeta).put(meta),
-        tx.done,
-      ]);
-    } catch (e) {
-      if (!isQuotaError(e)) throw e;
-      throw new DatasetError({
-        kind: 'quota',
-        retryable: false,
-        bytesNeeded: file.length,
-        message: `The browser has no room to keep this feature bank (${formatBytes(file.length)}).${await this.freeSpaceNote()} Delete other banks or datasets; they were kept.`,
-      });
-    }
+    await this.guardQuota(
+      () => this.putPair([STORE.banks, STORE.bankMeta], { sha256: meta.sha256, data: file }, meta),
+      (free) =>
+        new DatasetError({
+          kind: 'quota',
+          retryable: false,
+          bytesNeeded: file.length,
+          message: `The browser has no room to keep this feature bank (${formatBytes(file.length)}).${free} Delete other banks or datasets; they were kept.`,
+        }),
+    );
     return meta;
   }
 
@@ -63,12 +56,6 @@ export class BankStore extends RacDbClient {
   }
 
   async delete(sha256: string): Promise<void> {
-    const db = await this.open();
-    const tx = db.transaction([STORE.banks, STORE.bankMeta], 'readwrite');
-    await Promise.all([
-      tx.objectStore(STORE.banks).delete(sha256),
-      tx.objectStore(STORE.bankMeta).delete(sha256),
-      tx.done,
-    ]);
+    await this.deletePair([STORE.banks, STORE.bankMeta], sha256);
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { Dataset } from '../types.ts';
 import { canonicalSha256 } from './canonical.ts';
-import { isQuotaError, RacDbClient, STORE } from './db.ts';
+import { RacDbClient, STORE } from './db.ts';
 import { DatasetError, formatBytes } from './errors.ts';
 import { DATASETS, isBuiltinDatasetId } from './registry.ts';
 
@@ -164,27 +164,19 @@ export class DatasetCache extends RacDbClient {
       classNames: ds.classNames.slice(),
       checksum: checksum32x2([X, y]),
     };
-    const db = await this.open();
-    try {
-      const tx = db.transaction([STORE.datasets, STORE.datasetMeta], 'readwrite');
-      await Promise.all([
-        tx.objectStore(STORE.datasets).put(rec),
-        tx.objectStore(STORE.datasetMeta).put(this.#meta(rec)),
-        tx.done,
-      ]);
-    } catch (e) {
-      if (!isQuotaError(e)) throw e;
-      const free = await this.freeSpaceNote();
-      throw new DatasetError({
-        kind: 'quota',
-        retryable: false,
-        datasetId: ds.id,
-        bytesNeeded: rec.bytes,
-        message:
-          `The browser has no room to cache dataset '${ds.id}' (${formatBytes(rec.bytes)} needed).${free} ` +
-          'Delete other cached datasets or allow more storage; other cached datasets were kept.',
-      });
-    }
+    await this.guardQuota(
+      () => this.putPair([STORE.datasets, STORE.datasetMeta], rec, this.#meta(rec)),
+      (free) =>
+        new DatasetError({
+          kind: 'quota',
+          retryable: false,
+          datasetId: ds.id,
+          bytesNeeded: rec.bytes,
+          message:
+            `The browser has no room to cache dataset '${ds.id}' (${formatBytes(rec.bytes)} needed).${free} ` +
+            'Delete other cached datasets or allow more storage; other cached datasets were kept.',
+        }),
+    );
     return this.#meta(rec);
   }
 
@@ -194,13 +186,7 @@ export class DatasetCache extends RacDbClient {
   }
 
   async delete(id: string): Promise<void> {
-    const db = await this.open();
-    const tx = db.transaction([STORE.datasets, STORE.datasetMeta], 'readwrite');
-    await Promise.all([
-      tx.objectStore(STORE.datasets).delete(id),
-      tx.objectStore(STORE.datasetMeta).delete(id),
-      tx.done,
-    ]);
+    await this.deletePair([STORE.datasets, STORE.datasetMeta], id);
   }
 
   /** True when the entry exists and is sound; a corrupt entry is dropped (false). */

@@ -5,7 +5,7 @@
  * Existing users then upgrade step by step from their version, keeping their data.
  */
 import { openDB, type IDBPDatabase, type IDBPTransaction } from 'idb';
-import { formatBytes } from './errors.ts';
+import { DatasetError, formatBytes } from './errors.ts';
 
 export const RAC_DB_NAME = 'rac-bench';
 
@@ -98,6 +98,48 @@ export class RacDbClient {
   async close(): Promise<void> {
     if (this.#db) (await this.#db).close();
     this.#db = null;
+  }
+
+  /**
+   * Runs a write; a full disk (QuotaExceededError) becomes the DatasetError `quota` builds from the
+   * free-space note. The writes are single transactions, so a refused one changed nothing.
+   */
+  protected async guardQuota<T>(
+    write: () => Promise<T>,
+    quota: (freeNote: string) => DatasetError,
+  ): Promise<T> {
+    try {
+      return await write();
+    } catch (e) {
+      if (!isQuotaError(e)) throw e;
+      throw quota(await this.freeSpaceNote());
+    }
+  }
+
+  /** A record and its listing summary, written together in one transaction (both or neither). */
+  protected async putPair(
+    stores: readonly [string, string],
+    record: unknown,
+    summary: unknown,
+  ): Promise<void> {
+    const db = await this.open();
+    const tx = db.transaction([...stores], 'readwrite');
+    await Promise.all([
+      tx.objectStore(stores[0]).put(record),
+      tx.objectStore(stores[1]).put(summary),
+      tx.done,
+    ]);
+  }
+
+  /** A record and its summary, deleted together. */
+  protected async deletePair(stores: readonly [string, string], key: string): Promise<void> {
+    const db = await this.open();
+    const tx = db.transaction([...stores], 'readwrite');
+    await Promise.all([
+      tx.objectStore(stores[0]).delete(key),
+      tx.objectStore(stores[1]).delete(key),
+      tx.done,
+    ]);
   }
 
   /** " About N MB is free for this site." for a quota message, or '' where the platform cannot tell. */

@@ -8,7 +8,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { BytesCache } from '../weights/loader.ts';
-import { isQuotaError, RacDbClient, STORE } from './db.ts';
+import { RacDbClient, STORE } from './db.ts';
 import { DatasetError, formatBytes } from './errors.ts';
 
 export interface FileMeta {
@@ -45,37 +45,23 @@ export class FileStore extends RacDbClient implements BytesCache {
       sha256: bytesToHex(sha256(bytes)),
       ...(label ? { label } : {}),
     };
-    const db = await this.open();
-    try {
-      const tx = db.transaction([STORE.files, STORE.fileMeta], 'readwrite');
-      await Promise.all([
-        tx.objectStore(STORE.files).put({ ...meta, data: bytes } satisfies FileRecord),
-        tx.objectStore(STORE.fileMeta).put(meta),
-        tx.done,
-      ]);
-    } catch (e) {
-      if (!isQuotaError(e)) throw e;
-      const free = await this.freeSpaceNote();
-      throw new DatasetError({
-        kind: 'quota',
-        retryable: false,
-        url: key,
-        bytesNeeded: bytes.length,
-        message:
-          `The browser has no room to keep ${key.slice(key.lastIndexOf('/') + 1)} (${formatBytes(bytes.length)} needed).${free} ` +
-          'Delete cached datasets or banks, or allow more storage; everything cached before was kept.',
-      });
-    }
+    await this.guardQuota(
+      () => this.putPair([STORE.files, STORE.fileMeta], { ...meta, data: bytes } satisfies FileRecord, meta),
+      (free) =>
+        new DatasetError({
+          kind: 'quota',
+          retryable: false,
+          url: key,
+          bytesNeeded: bytes.length,
+          message:
+            `The browser has no room to keep ${key.slice(key.lastIndexOf('/') + 1)} (${formatBytes(bytes.length)} needed).${free} ` +
+            'Delete cached datasets or banks, or allow more storage; everything cached before was kept.',
+        }),
+    );
   }
 
   async delete(key: string): Promise<void> {
-    const db = await this.open();
-    const tx = db.transaction([STORE.files, STORE.fileMeta], 'readwrite');
-    await Promise.all([
-      tx.objectStore(STORE.files).delete(key),
-      tx.objectStore(STORE.fileMeta).delete(key),
-      tx.done,
-    ]);
+    await this.deletePair([STORE.files, STORE.fileMeta], key);
   }
 
   async list(): Promise<FileMeta[]> {

@@ -4,7 +4,7 @@
  * file never holds all its decoded columns at once); CSV via d3-dsv.
  */
 import { csvParseRows } from 'd3-dsv';
-import { parquetMetadata, parquetRead, parquetSchema } from 'hyparquet';
+import { parquetMetadata, parquetRead, parquetSchema, type FileMetaData } from 'hyparquet';
 import { DatasetError } from './errors.ts';
 
 export type SourceFormat = 'csv' | 'parquet';
@@ -17,13 +17,35 @@ export interface RawTable {
   featureNames: string[];
 }
 
-function parseError(datasetId: string, message: string): DatasetError {
+export function parseError(datasetId: string, message: string): DatasetError {
   return new DatasetError({
     kind: 'parse',
     retryable: false,
     datasetId,
     message: `Dataset '${datasetId}': ${message}`,
   });
+}
+
+/**
+ * A parquet file's buffer, metadata and column names; a file hyparquet cannot read is a parse
+ * error that names it (`what`: 'the file', or a path).
+ */
+export function openParquet(
+  datasetId: string,
+  bytes: Uint8Array,
+  what = 'the file',
+): { buffer: ArrayBuffer; metadata: FileMetaData; names: string[] } {
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  let metadata: FileMetaData;
+  try {
+    metadata = parquetMetadata(buffer);
+  } catch (e) {
+    throw parseError(
+      datasetId,
+      `${what} is not a readable parquet file (${e instanceof Error ? e.message : String(e)}).`,
+    );
+  }
+  return { buffer, metadata, names: parquetSchema(metadata).children.map((c) => c.element.name) };
 }
 
 /** One cell to a number: numbers, bigints, booleans and numeric text (OpenML's nominal {0,1}). */
@@ -56,17 +78,7 @@ export async function parseParquet(
   bytes: Uint8Array,
   labelColumn: string,
 ): Promise<RawTable> {
-  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  let metadata;
-  try {
-    metadata = parquetMetadata(file);
-  } catch (e) {
-    throw parseError(
-      datasetId,
-      `the file is not a readable parquet file (${e instanceof Error ? e.message : String(e)}).`,
-    );
-  }
-  const names = parquetSchema(metadata).children.map((c) => c.element.name);
+  const { buffer: file, metadata, names } = openParquet(datasetId, bytes);
   const { features, label } = splitColumns(datasetId, names, labelColumn);
   const N = Number(metadata.num_rows);
   const d = features.length;

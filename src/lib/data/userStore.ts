@@ -7,7 +7,7 @@
 import type { Dataset } from '../types.ts';
 import { checksum32x2, compactX } from './cache.ts';
 import { canonicalSha256 } from './canonical.ts';
-import { RacDbClient, STORE } from './db.ts';
+import { isQuotaError, RacDbClient, STORE } from './db.ts';
 import { DatasetError, formatBytes } from './errors.ts';
 
 export interface UserDatasetMeta {
@@ -77,11 +77,6 @@ export type UserPutMeta = Pick<
   UserDatasetMeta,
   'name' | 'labelColumn' | 'classCounts' | 'labels' | 'source' | 'fileBytes' | 'createdAt'
 >;
-
-function isQuotaError(e: unknown): boolean {
-  const name = (e as { name?: string } | null)?.name;
-  return name === 'QuotaExceededError' || (e as { code?: number } | null)?.code === 22;
-}
 
 function metaOf(r: UserDatasetMeta): UserDatasetMeta {
   const {
@@ -229,12 +224,6 @@ export class UserDatasetStore extends RacDbClient {
   }
 
   async delete(id: string): Promise<void> {
-    const db = await this.open();
-    const tx = db.transaction([STORE.userDatasets, STORE.userDatasetMeta], 'readwrite');
-    await Promise.all([
-      tx.objectStore(STORE.userDatasets).delete(id),
-      tx.objectStore(STORE.userDatasetMeta).delete(id),
-      tx.done,
-    ]);
+    await this.deletePair([STORE.userDatasets, STORE.userDatasetMeta], id);
   }
 }

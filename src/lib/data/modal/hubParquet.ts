@@ -5,7 +5,8 @@
  * label is checked against the dataset's classes and a file that is not what its manifest says
  * fails with the reason, never as a half-read dataset.
  */
-import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { parquetReadObjects } from 'hyparquet';
+import { openParquet, parseError } from '../parse.ts';
 import { DatasetError } from '../errors.ts';
 import type { HubDatasetSpec } from './hubSources.ts';
 
@@ -15,15 +16,6 @@ export interface HubRows {
   images?: Uint8Array[];
   /** Texts per row (text datasets). */
   texts?: string[];
-}
-
-function parseError(datasetId: string, message: string): DatasetError {
-  return new DatasetError({
-    kind: 'parse',
-    retryable: false,
-    datasetId,
-    message: `Dataset '${datasetId}': ${message}`,
-  });
 }
 
 /** The PNG bytes of one image cell: the Hub's Image feature is a struct {bytes, path}. */
@@ -54,17 +46,7 @@ export async function readHubParquet(
   bytes: Uint8Array,
   file = 'file',
 ): Promise<HubRows> {
-  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  let metadata;
-  try {
-    metadata = parquetMetadata(buffer);
-  } catch (e) {
-    throw parseError(
-      spec.id,
-      `${file} is not a readable parquet file (${e instanceof Error ? e.message : String(e)}).`,
-    );
-  }
-  const names = parquetSchema(metadata).children.map((c) => c.element.name);
+  const { buffer, metadata, names } = openParquet(spec.id, bytes, file);
   for (const column of [spec.contentColumn, spec.labelColumn])
     if (!names.includes(column))
       throw parseError(
