@@ -12,11 +12,11 @@
  *    refused with the reason.
  */
 import { encode } from 'fast-png';
-import { parquetWriteBuffer } from 'hyparquet-writer';
 import { expect, test } from '@playwright/test';
 import { BankBuilder, type BankKey } from '../../src/lib/bank/bankFile.ts';
 import { textContentHash } from '../../src/lib/data/modal/contentHash.ts';
 import { HEADERS, offline } from './offline.ts';
+import { imageParquet, textParquet } from '../helpers/hubFiles.ts';
 
 const AG = 'https://huggingface.co/datasets/fancyzhx/ag_news/resolve/main/data/';
 const CIFAR = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plain_text/';
@@ -24,13 +24,7 @@ const CIFAR = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plai
 function agFile(n: number, seed: number): { bytes: Buffer; labels: Int32Array; texts: string[] } {
   const labels = Int32Array.from({ length: n }, (_, i) => (i * 7 + seed) % 4);
   const texts = Array.from(labels, (y, i) => `headline ${i} of class ${y} — naïve ${seed}`);
-  const bytes = parquetWriteBuffer({
-    columnData: [
-      { name: 'text', data: texts, type: 'STRING' },
-      { name: 'label', data: BigInt64Array.from(labels, (v) => BigInt(v)), type: 'INT64' },
-    ],
-  });
-  return { bytes: Buffer.from(bytes), labels, texts };
+  return { bytes: Buffer.from(textParquet(labels, (i) => texts[i])), labels, texts };
 }
 
 const train = agFile(120_000, 1);
@@ -46,21 +40,7 @@ function cifarTrainMissingOne(): Buffer {
   });
   // 50 000 rows, but class 9 has one row fewer than 5 000 (class 0 one more).
   const labels = Array.from({ length: 50_000 }, (_, i) => (i === 49_999 ? 0 : i % 10));
-  return Buffer.from(
-    parquetWriteBuffer({
-      columnData: [
-        { name: 'img', data: labels.map((_, i) => ({ bytes: png, path: `${i}.png` })) },
-        { name: 'label', data: BigInt64Array.from(labels, (v) => BigInt(v)) },
-      ],
-      schema: [
-        { name: 'root', num_children: 2 },
-        { name: 'img', repetition_type: 'OPTIONAL', num_children: 2 },
-        { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
-        { name: 'path', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
-        { name: 'label', type: 'INT64', repetition_type: 'OPTIONAL' },
-      ],
-    }),
-  );
+  return Buffer.from(imageParquet(labels, () => png));
 }
 
 test('AG News downloads, hashes as the reference does, reads offline from the cache, and is deleted', async ({

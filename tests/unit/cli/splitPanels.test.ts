@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { encode } from 'fast-png';
 import { zipSync } from 'fflate';
-import { parquetWriteBuffer } from 'hyparquet-writer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mt } from '../../../src/lib/protocol/rng.ts';
 import { runCli } from '../helpers/cli.ts';
+import { imageParquet, textParquet } from '../../helpers/hubFiles.ts';
 
 const GOLD = JSON.parse(
   readFileSync(new URL('../../fixtures/splits/image_text.json', import.meta.url), 'utf8'),
@@ -37,34 +37,9 @@ const PNG = encode({
   depth: 8,
 });
 
-function imageParquet(labels: Int32Array): Uint8Array {
-  return new Uint8Array(
-    parquetWriteBuffer({
-      columnData: [
-        { name: 'img', data: Array.from(labels, (_, i) => ({ bytes: PNG, path: `${i}.png` })) },
-        { name: 'label', data: BigInt64Array.from(labels, (v) => BigInt(v)) },
-      ],
-      schema: [
-        { name: 'root', num_children: 2 },
-        { name: 'img', repetition_type: 'OPTIONAL', num_children: 2 },
-        { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
-        { name: 'path', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
-        { name: 'label', type: 'INT64', repetition_type: 'OPTIONAL' },
-      ],
-    }),
-  );
-}
-
-function textParquet(labels: Int32Array, column = 'text'): Uint8Array {
-  return new Uint8Array(
-    parquetWriteBuffer({
-      columnData: [
-        { name: column, data: Array.from(labels, (v, i) => `row ${i} of class ${v}`), type: 'STRING' },
-        { name: 'label', data: BigInt64Array.from(labels, (v) => BigInt(v)), type: 'INT64' },
-      ],
-    }),
-  );
-}
+const imageFile = (labels: Int32Array) => imageParquet(labels, () => PNG);
+const textFile = (labels: Int32Array, column = 'text') =>
+  textParquet(labels, (i) => `row ${i} of class ${labels[i]}`, column);
 
 interface Cell {
   dataset: string;
@@ -89,18 +64,18 @@ beforeAll(() => {
   // The Hub's own tree for cifar10; the {id} layout for the others (both are looked for).
   write(
     join(dir, 'uoft-cs/cifar10/plain_text/train-00000-of-00001.parquet'),
-    imageParquet(synthetic(50_000, 10, 101)),
+    imageFile(synthetic(50_000, 10, 101)),
   );
   write(
     join(dir, 'uoft-cs/cifar10/plain_text/test-00000-of-00001.parquet'),
-    imageParquet(synthetic(10_000, 10, 102)),
+    imageFile(synthetic(10_000, 10, 102)),
   );
-  write(join(dir, 'ag_news/data/train-00000-of-00001.parquet'), textParquet(synthetic(120_000, 4, 105)));
-  write(join(dir, 'ag_news/data/test-00000-of-00001.parquet'), textParquet(synthetic(7_600, 4, 106)));
-  write(join(dir, 'imdb/plain_text/train-00000-of-00001.parquet'), textParquet(synthetic(25_000, 2, 111)));
+  write(join(dir, 'ag_news/data/train-00000-of-00001.parquet'), textFile(synthetic(120_000, 4, 105)));
+  write(join(dir, 'ag_news/data/test-00000-of-00001.parquet'), textFile(synthetic(7_600, 4, 106)));
+  write(join(dir, 'imdb/plain_text/train-00000-of-00001.parquet'), textFile(synthetic(25_000, 2, 111)));
   write(
     join(dir, 'amazon_polarity/amazon_polarity/test-00000-of-00001.parquet'),
-    textParquet(synthetic(400_000, 2, 112), 'content'),
+    textFile(synthetic(400_000, 2, 112), 'content'),
   );
   const files: Record<string, Uint8Array> = {};
   for (const d of ['c', 'i', 'p'])

@@ -8,11 +8,11 @@
  * 4. a split of several files (amazon's four train shards) is joined in manifest order.
  */
 import 'fake-indexeddb/auto';
-import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../../../src/lib/data/fileStore.ts';
 import { downloadHubSplit, type HubDownloadProgress } from '../../../../src/lib/data/modal/hubDownload.ts';
 import { HUB_DATASETS, hubFileUrl, type HubDatasetSpec } from '../../../../src/lib/data/modal/hubSources.ts';
+import { textParquet } from '../../../helpers/hubFiles.ts';
 
 let seq = 0;
 
@@ -32,16 +32,8 @@ async function raw(name: string, op: (db: IDBDatabase) => IDBRequest): Promise<v
 }
 const store = () => new FileStore({ dbName: `files-${process.pid}-${++seq}` });
 
-function textParquet(labels: number[], column = 'text'): Uint8Array {
-  return new Uint8Array(
-    parquetWriteBuffer({
-      columnData: [
-        { name: column, data: labels.map((v, i) => `text ${i} (${v})`), type: 'STRING' },
-        { name: 'label', data: BigInt64Array.from(labels.map(BigInt)), type: 'INT64' },
-      ],
-    }),
-  );
-}
+const textFile = (labels: number[], column = 'text') =>
+  textParquet(labels, (i) => `text ${i} (${labels[i]})`, column);
 
 /** ag_news with a 8-row train split (the manifest's shape check applies to it). */
 const AG: HubDatasetSpec = {
@@ -69,7 +61,7 @@ function scripted(files: Record<string, Uint8Array>) {
 describe('Hub files in IndexedDB', () => {
   it('downloads once with progress, pins each file, then reads the cache', async () => {
     const cache = store();
-    const file = textParquet([0, 1, 2, 3, 3, 2, 1, 0]);
+    const file = textFile([0, 1, 2, 3, 3, 2, 1, 0]);
     const net = scripted({ [URL_AG]: file });
     const progress: HubDownloadProgress[] = [];
     const first = await downloadHubSplit(AG, 'train', {
@@ -92,7 +84,7 @@ describe('Hub files in IndexedDB', () => {
   it('drops a damaged copy and fetches again; refuses a download that differs from the pin', async () => {
     const cache = store();
     const dbName = `files-${process.pid}-${seq}`;
-    const file = textParquet([0, 1, 2, 3, 0, 1, 2, 3]);
+    const file = textFile([0, 1, 2, 3, 0, 1, 2, 3]);
     const net = scripted({ [URL_AG]: file });
     await downloadHubSplit(AG, 'train', { cache, download: net.download });
     const pin = await cache.pin(URL_AG);
@@ -112,7 +104,7 @@ describe('Hub files in IndexedDB', () => {
     expect(await cache.pin(URL_AG)).toBe(pin);
     // Upstream now serves other bytes while the pin stands: refused, and not cached in its place.
     await raw(dbName, (db) => db.transaction('files', 'readwrite').objectStore('files').delete(URL_AG));
-    const other = scripted({ [URL_AG]: textParquet([3, 2, 1, 0, 3, 2, 1, 0]) });
+    const other = scripted({ [URL_AG]: textFile([3, 2, 1, 0, 3, 2, 1, 0]) });
     await expect(downloadHubSplit(AG, 'train', { cache, download: other.download })).rejects.toMatchObject({
       name: 'DatasetError',
       kind: 'hash',
@@ -124,7 +116,7 @@ describe('Hub files in IndexedDB', () => {
   it('a full disk is a quota error naming the file; files cached before stay', async () => {
     const cache = store();
     const shards = [0, 1, 2, 3].map((i) =>
-      textParquet(
+      textFile(
         [0, 1, 0, 1].map((v) => (v + i) % 2),
         'content',
       ),

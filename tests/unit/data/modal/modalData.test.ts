@@ -14,7 +14,6 @@
 import { readFileSync } from 'node:fs';
 import { encode } from 'fast-png';
 import { unzipSync, zipSync } from 'fflate';
-import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { canonicalBlockOrder } from '../../../../src/lib/data/modal/blockOrder.ts';
 import {
@@ -30,6 +29,7 @@ import {
   readLocalImages,
 } from '../../../../src/lib/data/modal/localImages.ts';
 import { decodePngRgb } from '../../../../src/lib/data/modal/png.ts';
+import { imageParquet, textParquet } from '../../../helpers/hubFiles.ts';
 
 const GOLD = JSON.parse(
   readFileSync(new URL('../../../fixtures/modal/hashes.json', import.meta.url), 'utf8'),
@@ -50,34 +50,14 @@ const pixels = (i: number): Uint8Array => {
 const pngOf = (rgb: Uint8Array, size = S) =>
   encode({ width: size, height: size, data: rgb, channels: 3, depth: 8 });
 
-/** A parquet file in the Hub's image layout: img = struct {bytes: binary, path: string}, label int64. */
-function imageParquet(labels: number[], pngs: Uint8Array[], labelColumn = 'label'): Uint8Array {
-  const buf = parquetWriteBuffer({
-    columnData: [
-      { name: 'img', data: pngs.map((bytes, i) => ({ bytes, path: `${i}.png` })) },
-      { name: labelColumn, data: BigInt64Array.from(labels.map(BigInt)) },
-    ],
-    schema: [
-      { name: 'root', num_children: 2 },
-      { name: 'img', repetition_type: 'OPTIONAL', num_children: 2 },
-      { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
-      { name: 'path', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
-      { name: labelColumn, type: 'INT64', repetition_type: 'OPTIONAL' },
-    ],
-  });
-  return new Uint8Array(buf);
-}
-
-function textParquet(rows: [number, string][], textColumn = 'text'): Uint8Array {
-  return new Uint8Array(
-    parquetWriteBuffer({
-      columnData: [
-        { name: textColumn, data: rows.map((r) => r[1]), type: 'STRING' },
-        { name: 'label', data: BigInt64Array.from(rows.map((r) => BigInt(r[0]))), type: 'INT64' },
-      ],
-    }),
+const imageFile = (labels: number[], pngs: Uint8Array[], labelColumn = 'label') =>
+  imageParquet(labels, (i) => pngs[i], labelColumn);
+const textFile = (rows: [number, string][], textColumn = 'text') =>
+  textParquet(
+    rows.map((r) => r[0]),
+    (i) => rows[i][1],
+    textColumn,
   );
-}
 
 /** A small spec like the real one, for shape checks on tiny files. */
 const tiny = (base: HubDatasetSpec, rows: number, perClass: number): HubDatasetSpec => ({
@@ -103,7 +83,7 @@ describe('Hub sources', () => {
 describe('text datasets', () => {
   it('reads labels and texts as stored and hashes them as the reference does (rsb-txt/1)', async () => {
     const spec = HUB_DATASETS.ag_news;
-    const rows = await readHubParquet(spec, textParquet(GOLD.text.rows));
+    const rows = await readHubParquet(spec, textFile(GOLD.text.rows));
     expect(Array.from(rows.labels)).toEqual(GOLD.text.rows.map((r) => r[0]));
     expect(rows.texts).toEqual(GOLD.text.rows.map((r) => r[1]));
     expect(textContentHash(GOLD.text.id, GOLD.text.split, rows.labels, rows.texts!)).toBe(GOLD.text.sha256);
@@ -117,9 +97,9 @@ describe('text datasets', () => {
   });
 
   it('amazon reads its `content` column; a file without it says which columns it has', async () => {
-    const amazon = await readHubParquet(HUB_DATASETS.amazon_polarity, textParquet([[1, 'great']], 'content'));
+    const amazon = await readHubParquet(HUB_DATASETS.amazon_polarity, textFile([[1, 'great']], 'content'));
     expect(amazon.texts).toEqual(['great']);
-    await expect(readHubParquet(HUB_DATASETS.amazon_polarity, textParquet([[1, 'great']]))).rejects.toThrow(
+    await expect(readHubParquet(HUB_DATASETS.amazon_polarity, textFile([[1, 'great']]))).rejects.toThrow(
       /has no column 'content'; its columns are \["text","label"\]/,
     );
   });
@@ -128,7 +108,7 @@ describe('text datasets', () => {
 describe('image datasets', () => {
   it('reads the Image struct, decodes PNG to RGB and hashes as the reference does (rsb-img/1)', async () => {
     const labels = GOLD.image.labels;
-    const file = imageParquet(
+    const file = imageFile(
       labels,
       labels.map((_, i) => pngOf(pixels(i))),
     );
@@ -170,7 +150,7 @@ describe('image datasets', () => {
   it('fails on a label out of range, a cell without image bytes, or counts other than the manifest', async () => {
     const png = pngOf(pixels(0));
     await expect(
-      readHubParquet(HUB_DATASETS.cifar10, imageParquet([10], [png]), 'train.parquet'),
+      readHubParquet(HUB_DATASETS.cifar10, imageFile([10], [png]), 'train.parquet'),
     ).rejects.toThrow(/train\.parquet row 0: label 10 is not a class id in 0\.\.9/);
     await expect(readHubParquet(HUB_DATASETS.cifar10, new Uint8Array([1, 2, 3]))).rejects.toThrow(
       /not a readable parquet file/,
@@ -178,7 +158,7 @@ describe('image datasets', () => {
     const spec = tiny(HUB_DATASETS.cifar10, 20, 2);
     const two = await readHubParquet(
       spec,
-      imageParquet(
+      imageFile(
         [...Array(20).keys()].map((i) => i % 10),
         Array(20).fill(png),
       ),
@@ -186,7 +166,7 @@ describe('image datasets', () => {
     expect(() => checkSplitShape(spec, 'train', two)).not.toThrow();
     const skewed = await readHubParquet(
       spec,
-      imageParquet(
+      imageFile(
         [...Array(20).keys()].map((i) => (i < 3 ? 0 : i % 10)),
         Array(20).fill(png),
       ),
