@@ -58,6 +58,8 @@ export interface PanelSplit {
   outVariant: OodVariant;
   /** Outputs of the model: k, or k/2 in `label` (kept classes 0..k/2−1 keep their ids). */
   numClasses: number;
+  /** Parts that took their whole pool in identity order, with no draws (§3 take-all; §11 `take_all`). */
+  takeAll: ('L' | 'U_in' | 'U_out')[];
 }
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
@@ -73,6 +75,11 @@ function labelsAt(y: ArrayLike<number>, rows: readonly number[]): Int32Array {
 function firstOf(y: ArrayLike<number>, pool: readonly number[], n: number, seed: number): number[] {
   if (n <= 0) return [];
   return pick(pool, stratifiedSplit(labelsAt(y, pool), n, seed).first);
+}
+
+/** The parts whose request equalled their non-empty pool (take-all). */
+function takeAllOf(parts: [name: 'L' | 'U_in' | 'U_out', n: number, pool: number][]): PanelSplit['takeAll'] {
+  return parts.filter(([, n, pool]) => n > 0 && n >= pool).map(([name]) => name);
 }
 
 /** split(y[pool], size, seed) as two lists of row ids. */
@@ -122,6 +129,11 @@ export function panelSplit(
         outFrom: 'train',
         outVariant: 'grey',
         numClasses: y.k,
+        takeAll: takeAllOf([
+          ['L', labels, S.length],
+          ['U_in', nIn, S.length],
+          ['U_out', nOut, nT],
+        ]),
       };
     }
     case 'feature-quarters': {
@@ -141,6 +153,11 @@ export function panelSplit(
         outFrom: 'train',
         outVariant: 'drop',
         numClasses: y.k,
+        takeAll: takeAllOf([
+          ['L', labels, S.length],
+          ['U_in', nIn, I.length],
+          ['U_out', nOut, O.length],
+        ]),
       };
     }
     case 'label-kept': {
@@ -155,17 +172,23 @@ export function panelSplit(
       for (let i = 0; i < test.length; i++) if (test[i] < m) E.push(i);
       const L = firstOf(train, S, labels, seed);
       const nT = T.length;
+      const [nIn, nOut] = [Math.trunc(nT * (1 - t)), Math.trunc(nT * t)];
       return {
         labeled: L,
         labeledFrom: 'train',
         test: E,
         testFrom: 'test',
-        unlabeledIn: firstOf(train, S, Math.trunc(nT * (1 - t)), seed),
+        unlabeledIn: firstOf(train, S, nIn, seed),
         inFrom: 'train',
-        unlabeledOut: firstOf(train, T, Math.trunc(nT * t), seed),
+        unlabeledOut: firstOf(train, T, nOut, seed),
         outFrom: 'train',
         outVariant: 'none',
         numClasses: m,
+        takeAll: takeAllOf([
+          ['L', labels, S.length],
+          ['U_in', nIn, S.length],
+          ['U_out', nOut, nT],
+        ]),
       };
     }
     case 'domains': {
@@ -186,6 +209,11 @@ export function panelSplit(
         outFrom: 'target',
         outVariant: 'none',
         numClasses: y.k,
+        takeAll: takeAllOf([
+          ['L', labels, train.length],
+          ['U_in', nIn, H.length],
+          ['U_out', nOut, target.length],
+        ]),
       };
     }
   }

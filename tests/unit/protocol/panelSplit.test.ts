@@ -221,6 +221,16 @@ describe('image and text splits (§5)', () => {
             const inSet = new Set(s.unlabeledIn);
             expect(s.unlabeledOut.some((r) => inSet.has(r))).toBe(false);
           }
+          // §5.5: U_in takes all at t = 0 except in visda train→validation; U_out at t = 1 in the
+          // feature and label panels and there; ag_news · feature also U_in at 0.2, 0.4, U_out at 0.6, 0.8.
+          const inAll =
+            (t === 0 && panel.name !== 'visda train->validation') ||
+            (panel.rule === 'feature-quarters' && (t === 0.2 || t === 0.4));
+          const outAll =
+            (t === 1 && (panel.rule !== 'domains' || panel.name === 'visda train->validation')) ||
+            (panel.rule === 'feature-quarters' && (t === 0.6 || t === 0.8));
+          expect(s.takeAll.includes('U_in'), `${at}: U_in take-all`).toBe(inAll);
+          expect(s.takeAll.includes('U_out'), `${at}: U_out take-all`).toBe(outAll);
           if (panel.rule === 'feature-halves' && i === 0) {
             // At t = 0, U_in is all of S (take-all, identity order), so it holds every L row.
             const u = new Set(s.unlabeledIn);
