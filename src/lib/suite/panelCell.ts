@@ -1,0 +1,311 @@
+/**
+ * One image or text cell in the `features` / `classroom` tiers (PROTOCOL-IMAGE-TEXT.md §5, §7):
+ * split the panel (protocol/panelSplit.ts), train a head on the feature bank's views of L and U
+ * with one method (models/deep/trainer.ts over bankViews), score the clean views of E with the
+ * EMA shadow, and write the `rsb-cell/3` record. The bank, the labels and the record's dataset,
+ * backbone and input sections come from the caller (the page's worker or the CLI), which knows
+ * where the files and weights came from; this function is pure apart from tfjs.
+ */
+import type { BankView } from '../bank/bankFile.ts';
+import { PANEL_DATASETS, panelRuleOf, type PanelDataset } from '../data/modal/panels.ts';
+import { bankViews } from '../models/deep/bankViews.ts';
+import { mlpHead, robertaHead } from '../models/deep/head.ts';
+import { createMethod, type DeepMethodId } from '../models/deep/methods/index.ts';
+import { DeepTrainer, type TrainerConfig } from '../models/deep/trainer.ts';
+import { streamSeed } from '../models/fitContext.ts';
+import { indicesSha256 } from '../protocol/indicesHash.ts';
+import { panelSplit, type PanelLabels, type PoolFile } from '../protocol/panelSplit.ts';
+import { MT19937 } from '../protocol/rng.ts';
+import { T_GRID, type Quirks, type Setting } from '../types.ts';
+import { makeModalCell, type ImageCellResult, type ModalCellResult } from './schemaV3.ts';
+
+/** The image/text methods: Supervised (the baseline) and the eight SSL methods (§7.6). */
+export type PanelMethod = 'supervised' | Exclude<DeepMethodId, 'ftt'>;
+export const PANEL_METHODS: readonly PanelMethod[] = [
+  'supervised',
+  'pseudolabel',
+  'pimodel',
+  'meanteacher',
+  'ict',
+  'uda',
+  'fixmatch',
+  'flexmatch',
+  'softmatch',
+];
+
+export interface PanelCellSpec {
+  dataset: PanelDataset['id'];
+  /** distribution panels: 'source->target'. */
+  pair: string | null;
+  setting: Setting;
+  /** The labeled total (§1). */
+  labels: number;
+  tIndex: number;
+  seed: number;
+  method: PanelMethod;
+  tier: 'features' | 'classroom';
+  quirks: Quirks;
+  /** Overrides of the tier's loop (tests, smoke runs); recorded in `protocol.overrides`. */
+  steps?: number;
+  batch?: number;
+  lr?: number;
+}
+
+/** Float32 rows of one bank view: `file`'s rows `ids`, variant, view and per-row index `k`. */
+export interface PanelBank {
+  Kw: number;
+  Ks: number;
+  dim: number;
+  seed: number;
+  sha256: string;
+  /** The variant of a file's in-distribution rows ('colour' or 'text'). */
+  plain: string;
+  rows(file: PoolFile, variant: string, view: BankView, k: Int32Array, ids: Int32Array): Float32Array;
+}
+
+export interface PanelCellInputs {
+  labels: PanelLabels;
+  bank: PanelBank;
+  /** The record's sections that only the caller knows. */
+  dataset: ImageCellResult['dataset'];
+  backbone: ModalCellResult['backbone'];
+  input: ModalCellResult['input'];
+  env: ModalCellResult['env'];
+  createdAt: string;
+}
+
+export interface PanelCellContext {
+  tick?: () => Promise<void>;
+  /** A monotonic clock (ms) for the record's timing; none: 0. */
+  now?: () => number;
+}
+
+/** §7.2: labeled batch B and iterations S per dataset (classroom: S/10), and the EMA decay. */
+function loopOf(spec: PanelCellSpec): { B: number; S: number; ema: number } {
+  const byDataset: Record<PanelDataset['id'], [number, number]> = {
+    cifar10: [64, 10_000],
+    cifar100: [64, 10_000],
+    'image-clef': [32, 2_000],
+    visda: [32, 2_000],
+    ag_news: [16, 5_000],
+    'imdb-amazon': [8, 5_000],
+  };
+  const [B, S] = byDataset[spec.dataset];
+  const classroom = spec.tier === 'classroom';
+  return { B, S: classroom ? S / 10 : S, ema: classroom ? 0.999 ** 10 : 0.999 };
+}
+
+export async function runPanelCell(
+  spec: PanelCellSpec,
+  inputs: PanelCellInputs,
+  ctx: PanelCellContext = {},
+): Promise<ModalCellResult> {
+  const panel = PANEL_DATASETS[spec.dataset];
+  const t = T_GRID[spec.tIndex];
+  const split = panelSplit(panelRuleOf(spec.dataset, spec.setting), inputs.labels, spec.labels, t, spec.seed);
+  const { bank } = inputs;
+  const loop = loopOf(spec);
+  const steps = spec.steps ?? loop.S;
+  const batch = spec.batch ?? loop.B;
+  const lr = spec.lr ?? 5e-4;
+  const overrides: Record<string, number> = {};
+  if (spec.steps !== undefined && spec.steps !== loop.S) overrides.iterations = spec.steps;
+  if (spec.batch !== undefined && spec.batch !== loop.B) overrides.B = spec.batch;
+  if (spec.lr !== undefined && spec.lr !== 5e-4) overrides.lr = spec.lr;
+
+  // U = U_in ++ U_out; each part reads its own file and variant of the bank.
+  const nIn = split.unlabeledIn.length;
+  const outVariant = split.outVariant === 'none' ? bank.plain : split.outVariant;
+  const yl = Int32Array.from(split.labeled, (r) => inputs.labels.train[r]);
+  const views = bankViews({
+    nL: split.labeled.length,
+    nU: nIn + split.unlabeledOut.length,
+    dim: bank.dim,
+    Kw: bank.Kw,
+    Ks: bank.Ks,
+    rows(set, ids, view, k) {
+      if (set === 'L')
+        return bank.rows(
+          split.labeledFrom,
+          bank.plain,
+          view,
+          k,
+          Int32Array.from(ids, (i) => split.labeled[i]),
+        );
+      // Rows of U come from two files: gather each part, then put them back in batch order.
+      const out = new Float32Array(ids.length * bank.dim);
+      for (const part of ['in', 'out'] as const) {
+        const at: number[] = [];
+        for (let i = 0; i < ids.length; i++) if (part === 'in' ? ids[i] < nIn : ids[i] >= nIn) at.push(i);
+        if (!at.length) continue;
+        const rows = Int32Array.from(at, (i) =>
+          part === 'in' ? split.unlabeledIn[ids[i]] : split.unlabeledOut[ids[i] - nIn],
+        );
+        const got = bank.rows(
+          part === 'in' ? split.inFrom : split.outFrom,
+          part === 'in' ? bank.plain : outVariant,
+          view,
+          Int32Array.from(at, (i) => k[i]),
+          rows,
+        );
+        at.forEach((i, j) => out.set(got.subarray(j * bank.dim, (j + 1) * bank.dim), i * bank.dim));
+      }
+      return out;
+    },
+  });
+
+  const network =
+    panel.modality === 'image'
+      ? mlpHead(bank.dim, split.numClasses)
+      : robertaHead(bank.dim, split.numClasses);
+  const method = createMethod(
+    spec.method === 'supervised' ? 'ftt' : spec.method,
+    'rsb',
+    spec.method === 'supervised' ? {} : { mu: 1, lambdaU: 1 },
+  );
+  const cfg: TrainerConfig = {
+    network,
+    steps,
+    batchL: batch,
+    optimizer: 'sgd',
+    lr,
+    cosineFraction: 7 / 16,
+    weightDecay: 5e-4,
+    emaDecay: loop.ema,
+    noiseWeak: 0,
+    noiseStrong: 0,
+    dropoutAttention: 0,
+    dropoutFfn: panel.modality === 'text' ? 0.1 : 0,
+    initSeed: 0,
+    quirks: spec.quirks,
+    progressEvery: Math.max(1, steps),
+    checkpointEvery: 0,
+    recompute: false,
+  };
+  const stream = (name: string) => new MT19937(streamSeed(spec.seed, `panel/${name}`));
+  const trainer = new DeepTrainer(
+    cfg,
+    method,
+    { yl, k: split.numClasses, views },
+    {
+      labeled: stream('labeled'),
+      unlabeled: stream('unlabeled'),
+      noise: stream('views'),
+      method: stream('method'),
+      dropoutSeed: stream('dropout').nextU32(),
+    },
+  );
+  const now = ctx.now ?? (() => 0);
+  const t0 = now();
+  let correct = 0;
+  let predictMs = 0;
+  let fitMs = 0;
+  try {
+    await trainer.run({ tick: ctx.tick });
+    fitMs = now() - t0;
+    const p0 = now();
+    const test = {
+      rows: split.test.length,
+      cols: bank.dim,
+      data: bank.rows(
+        split.testFrom,
+        bank.plain,
+        'clean',
+        new Int32Array(split.test.length),
+        Int32Array.from(split.test),
+      ),
+    };
+    const logits = await trainer.predictLogits(test);
+    predictMs = now() - p0;
+    const C = split.numClasses;
+    const yTest = inputs.labels[split.testFrom === 'test' ? 'test' : 'train']!;
+    for (let i = 0; i < split.test.length; i++) {
+      let best = 0;
+      for (let c = 1; c < C; c++) if (logits[i * C + c] > logits[i * C + best]) best = c;
+      if (best === yTest[split.test[i]]) correct++;
+    }
+  } finally {
+    trainer.dispose();
+  }
+
+  const perClass = new Array<number>(split.numClasses).fill(0);
+  for (const y of yl) perClass[y]++;
+  const unlabeled = [...split.unlabeledIn, ...split.unlabeledOut];
+  const hyper: Record<string, number | string | boolean | null> = {
+    B: batch,
+    mu: method.mu,
+    S: steps,
+    lambdaU: method.lambdaU,
+    emaDecay: loop.ema,
+    lr,
+    wd: 5e-4,
+    warmup: method.warmup,
+  };
+  for (const [key, value] of Object.entries(method.hyper))
+    if (
+      !(key in hyper) &&
+      (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
+    )
+      hyper[key] = value;
+  const [source, target] = spec.pair ? spec.pair.split('->') : [null, null];
+  return makeModalCell({
+    modality: panel.modality,
+    protocol: {
+      spec: 'image-text',
+      mode: 'rsb',
+      version: '0.1.0',
+      tier: spec.tier,
+      quirks: spec.quirks,
+      preset: null,
+      options: {
+        iterations: steps,
+        emaDecay: loop.ema,
+        bank: { K_w: bank.Kw, K_s: bank.Ks, seed: bank.seed, dtype: 'float16' },
+      },
+      overrides,
+    },
+    dataset: {
+      ...inputs.dataset,
+      ...(source && target && spec.dataset !== 'imdb-amazon' ? { pair: { source, target } } : {}),
+    },
+    setting: spec.setting,
+    labels: spec.labels,
+    t,
+    t_index: spec.tIndex,
+    seed: spec.seed,
+    algorithm: { name: spec.method, family: 'deep', hyper, init_seed: 0 },
+    backbone: inputs.backbone,
+    input: inputs.input,
+    feature_bank: {
+      K_w: bank.Kw,
+      K_s: bank.Ks,
+      dtype: 'float16',
+      seed: bank.seed,
+      prng: 'mt19937 seeded by splitmix64 (bankSeed, row, kind, k)',
+      sha256: bank.sha256,
+    },
+    split: {
+      n_labeled: split.labeled.length,
+      labeled_per_class: perClass,
+      n_test: split.test.length,
+      n_unlabeled: unlabeled.length,
+      n_unlabeled_ood: split.unlabeledOut.length,
+      n_unlabeled_in: nIn,
+      n_unlabeled_out: split.unlabeledOut.length,
+      take_all: split.takeAll,
+      indices_sha256: await indicesSha256({ labeled: split.labeled, test: split.test, unlabeled }),
+    },
+    outcome: {
+      status: 'ok',
+      accuracy: split.test.length ? correct / split.test.length : null,
+      n_correct: correct,
+      n_test: split.test.length,
+      n_nan_rows: 0,
+      flattened_from_t0: false,
+    },
+    timing: { fit_ms: fitMs, predict_ms: predictMs, steps },
+    env: inputs.env,
+    subsample: null,
+    created_at: inputs.createdAt,
+  } as Omit<ImageCellResult, 'schema'>);
+}
