@@ -196,13 +196,10 @@ export async function runPanelCell(
     },
   );
   const now = ctx.now ?? (() => 0);
-  const t0 = now();
-  let correct = 0;
-  let predictMs = 0;
-  let fitMs = 0;
-  try {
+  const scored = async (): Promise<{ fitMs: number; predictMs: number; correct: number }> => {
+    const t0 = now();
     await trainer.run({ tick: ctx.tick });
-    fitMs = now() - t0;
+    const fitMs = now() - t0;
     const p0 = now();
     const test = {
       rows: split.test.length,
@@ -216,17 +213,24 @@ export async function runPanelCell(
       ),
     };
     const logits = await trainer.predictLogits(test);
-    predictMs = now() - p0;
+    const predictMs = now() - p0;
     const C = split.numClasses;
     const yTest = inputs.labels[split.testFrom === 'test' ? 'test' : 'train']!;
+    let correct = 0;
     for (let i = 0; i < split.test.length; i++) {
       let best = 0;
       for (let c = 1; c < C; c++) if (logits[i * C + c] > logits[i * C + best]) best = c;
       if (best === yTest[split.test[i]]) correct++;
     }
+    return { fitMs, predictMs, correct };
+  };
+  let result: Awaited<ReturnType<typeof scored>>;
+  try {
+    result = await scored();
   } finally {
     trainer.dispose();
   }
+  const { fitMs, predictMs, correct } = result;
 
   const perClass = new Array<number>(split.numClasses).fill(0);
   for (const y of yl) perClass[y]++;

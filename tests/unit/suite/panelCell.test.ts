@@ -27,7 +27,7 @@ import { parseCellV3 } from '../../../src/lib/suite/schemaV3.ts';
 const DIM = 16;
 
 /** A bank of `labels.length` rows: class centroid + row noise; weak views a little noise, strong more. */
-function makeBank(labels: Int32Array, variants: string[], seed: number, k: number): Bank {
+function makeBank(labels: Int32Array, variants: string[], seed: number): Bank {
   const key: BankKey = {
     dataset: `synthetic/${seed}`,
     contentSha256: seed.toString(16).padStart(64, '0'),
@@ -84,7 +84,7 @@ function panelBank(banks: Partial<Record<PoolFile, Bank>>, plain: string): Panel
 
 const domain = (seed: number) => Int32Array.from(new MT19937(seed).permutation(600), (v) => v % 12);
 const [yI, yP] = [domain(1), domain(2)];
-const [bankI, bankP] = [makeBank(yI, ['colour'], 11, 12), makeBank(yP, ['colour'], 12, 12)];
+const [bankI, bankP] = [makeBank(yI, ['colour'], 11), makeBank(yP, ['colour'], 12)];
 
 function clefInputs(): PanelCellInputs {
   return {
@@ -177,10 +177,7 @@ describe('an image/text cell in the features tier', () => {
     const inputs = {
       ...clefInputs(),
       labels: { train, test, k: 4 },
-      bank: panelBank(
-        { train: makeBank(train, ['text'], 21, 4), test: makeBank(test, ['text'], 22, 4) },
-        'text',
-      ),
+      bank: panelBank({ train: makeBank(train, ['text'], 21), test: makeBank(test, ['text'], 22) }, 'text'),
       dataset: {
         id: 'ag_news',
         files: [
