@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { CliError } from './args.ts';
 import { datasetsCommand } from './datasetsCommand.ts';
 import { splitCommand } from './splitCommand.ts';
+import { isPanelDatasetId } from '../lib/data/modal/panels.ts';
 import { algorithmGroups, algorithmIds } from '../lib/models/catalogue.ts';
 import { PRESET_ALIASES, PRESET_IDS } from '../lib/suite/presets.ts';
 
@@ -44,6 +45,13 @@ Commands:
   run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
       --out results.json [--protocol rsb|readme] [--data-dir DIR]
       [--shard i/n | --shard auto [--shard-count N]] [--backend wasm|cpu|webgpu]
+  bank --dataset cifar10|cifar100 [--split train] [--variants colour,grey] [--kw 2] --weights W.safetensors
+       --data-dir DIR --out FILE.bank
+      A feature bank (PROTOCOL-IMAGE-TEXT §7.4) of a Hub image split through a frozen backbone.
+  run --dataset cifar10|cifar100 --tier features|classroom --bank-dir DIR --data-dir DIR
+      --algorithms supervised,pseudolabel,… --out run.json [--setting --labels --seeds --t
+      --steps --batch --lr]
+      Image/text panel cells from those banks, one head each (rsb-run/3).
   run --preset ${PRESETS} [selector flags narrow it] --out FILE
       (paper = tabular-statistical: the browser's preset, same plan and options)
       Run benchmark cells and write the result schema (rsb-run/2).
@@ -140,6 +148,14 @@ Join shard result files (rac-bench run --shard) into one run; refuses files of d
 `,
 };
 
+/** The ids after --dataset (or --dataset=…), for routing `run` to the image/text runner. */
+function datasetsOf(args: string[]): string[] {
+  const i = args.findIndex((a) => a === '--dataset' || a.startsWith('--dataset='));
+  if (i < 0) return [];
+  const value = args[i].includes('=') ? args[i].slice(args[i].indexOf('=') + 1) : (args[i + 1] ?? '');
+  return value.split(',').map((d) => d.trim());
+}
+
 /** Printed when `--help` or `-h` follows a subcommand. */
 function wantsHelp(args: string[]): boolean {
   return args.includes('--help') || args.includes('-h');
@@ -162,8 +178,16 @@ export async function main(argv: string[]): Promise<number> {
       case 'split':
         return await splitCommand(rest);
       case 'run': {
+        if (datasetsOf(rest).some((d) => isPanelDatasetId(d))) {
+          const { panelRunCommand } = await import('./panelCommands.ts');
+          return await panelRunCommand(rest);
+        }
         const { runCommand } = await import('./runCommand.ts');
         return await runCommand(rest);
+      }
+      case 'bank': {
+        const { bankCommand } = await import('./panelCommands.ts');
+        return await bankCommand(rest);
       }
       case 'merge': {
         const { mergeCommand } = await import('./mergeCommand.ts');

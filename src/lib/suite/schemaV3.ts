@@ -95,6 +95,8 @@ export const BACKBONE_FEATURES = {
   'roberta-s-768': { modality: 'text', tiers: ['finetune', 'features'] },
   'mnv3s-prelogits-1024': { modality: 'image', tiers: ['classroom'] },
   'minilm-mean-384': { modality: 'text', tiers: ['classroom'] },
+  /** A small random-weight conv net (tests, CLI smoke runs): provenance only, never a benchmark figure. */
+  'tiny-conv-gap': { modality: 'image', tiers: ['features', 'classroom'] },
 } as const satisfies Record<string, { modality: 'image' | 'text'; tiers: readonly Tier[] }>;
 export type BackboneFeature = keyof typeof BACKBONE_FEATURES;
 
@@ -110,6 +112,8 @@ const TierSchema = oneOf(TIERS);
 const AmazonPoolSchema = oneOf(['train', 'test'] as const);
 const BoolSchema = v.boolean('expected true or false');
 const viewCount = () => int(1, 64, 'a number of views between 1 and 64');
+/** K_s may be 0: a bank without strong views serves the methods that use weak views only. */
+const strongCount = () => int(0, 64, 'a number of views between 0 and 64');
 const seed32 = () => int(0, MAX_SEED, 'an integer seed between 0 and 4294967295');
 
 /** A Hugging Face repository, "owner/name". */
@@ -140,7 +144,7 @@ function rgb(channel: v.GenericSchema<unknown, number>, what: string) {
 }
 
 const BankOptionsSchema = v.strictObject(
-  { K_w: viewCount(), K_s: viewCount(), seed: seed32(), dtype: oneOf(['float16', 'float32'] as const) },
+  { K_w: viewCount(), K_s: strongCount(), seed: seed32(), dtype: oneOf(['float16', 'float32'] as const) },
   'expected bank options { K_w, K_s, seed, dtype }',
 );
 
@@ -244,8 +248,8 @@ const BackboneSchema = v.strictObject(
     source: v.pipe(
       text(400, 1),
       v.regex(
-        /^hf:[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*\/[^\s]+$/,
-        'expected a source like "hf:timm/resnet50.tv_in1k/model.safetensors"',
+        /^(hf:[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*\/[^\s]+|file:[^\s/\\]+)$/,
+        'expected a source like "hf:timm/resnet50.tv_in1k/model.safetensors" (or "file:NAME" for local weights)',
       ),
     ),
     weights_sha256: sha256Hex(),
@@ -291,7 +295,7 @@ const TextInputSchema = v.strictObject(
 const FeatureBankSchema = v.strictObject(
   {
     K_w: viewCount(),
-    K_s: viewCount(),
+    K_s: strongCount(),
     dtype: oneOf(['float16', 'float32'] as const),
     seed: seed32(),
     prng: text(MAX_NAME, 1),

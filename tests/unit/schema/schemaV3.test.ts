@@ -308,9 +308,9 @@ describe('wrong values and inconsistent cells are refused with a path-bearing me
       /^backbone\.feature: expected one of "r50-gap-2048", "roberta-s-768", .*got "vit-768"$/,
     ],
     [
-      'a backbone source that is not on the Hub',
+      'a backbone source that is neither on the Hub nor a local file name',
       () => image('backbone.source', 'https://example.com/w.bin'),
-      'backbone.source: expected a source like "hf:timm/resnet50.tv_in1k/model.safetensors", got "https://example.com/w.bin"',
+      'backbone.source: expected a source like "hf:timm/resnet50.tv_in1k/model.safetensors" (or "file:NAME" for local weights), got "https://example.com/w.bin"',
     ],
     [
       'no feature bank in tier features',

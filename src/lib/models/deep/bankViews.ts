@@ -24,7 +24,7 @@ export interface BankFeatures {
 }
 
 export function bankViews(f: BankFeatures): ViewSource {
-  if (f.Kw < 1 || f.Ks < 1) throw new Error(`bank views need K_w ≥ 1 and K_s ≥ 1; got ${f.Kw}, ${f.Ks}.`);
+  if (f.Kw < 1) throw new Error(`bank views need K_w ≥ 1; got ${f.Kw}.`);
   return {
     nL: f.nL,
     nU: f.nU,
@@ -39,6 +39,7 @@ export function bankViews(f: BankFeatures): ViewSource {
       const weak: Int32Array[] = [];
       for (const v of views) {
         if (v === 'strong') {
+          if (f.Ks === 0) throw new Error('this method needs strong views; the bank has none (K_s = 0).');
           out.push(Int32Array.from({ length: bU }, () => rng.randint(f.Ks)));
           continue;
         }

@@ -203,6 +203,11 @@ describe('bank view draws', () => {
     expect(() => bankViews({ ...features, Kw: 1 }).draw(1, 1, 'weak', ['weak', 'weak'], rng)).toThrow(
       /needs 2 distinct weak views; the bank has K_w = 1/,
     );
+    // A bank without strong views serves weak-view methods and refuses a strong one.
+    expect(bankViews({ ...features, Ks: 0 }).draw(2, 2, 'weak', ['weak', 'weak'], rng)).toHaveLength(3);
+    expect(() => bankViews({ ...features, Ks: 0 }).draw(2, 2, 'weak', ['weak', 'strong'], rng)).toThrow(
+      /needs strong views; the bank has none \(K_s = 0\)/,
+    );
   });
 
   it('a network and views of different widths are refused', () => {
