@@ -4,6 +4,13 @@
  * path of the first invalid field.
  */
 import { parseRun, RUN_SCHEMA, SchemaError, type RunRecord } from '../suite/schema.ts';
+import { parseRunV3, RUN_SCHEMA_V3 } from '../suite/schemaV3.ts';
+
+/** An rsb-run/3 whose plan is an image/text plan. */
+function isModalRunJson(json: unknown): boolean {
+  const r = json as { schema?: unknown; plan?: { spec?: unknown } } | null;
+  return r !== null && typeof r === 'object' && r.schema === RUN_SCHEMA_V3 && r.plan?.spec === 'image-text';
+}
 
 /** Largest run file read (bytes). A full paper run is ~70 MB of JSON. */
 export const MAX_RUN_FILE_BYTES = 200 * 1024 * 1024;
@@ -42,6 +49,20 @@ export function parseRunFile(text: string, name = 'the file'): RunRecord {
   } catch (e) {
     throw new ImportError(
       `${name} is not JSON (${(e as Error).message.replace(/\s+/g, ' ').slice(0, 120)}). Expected a run exported from RAC Bench ("${RUN_SCHEMA}").`,
+    );
+  }
+  if (isModalRunJson(json)) {
+    // A valid image/text run is told apart from a broken file: the page cannot draw it yet.
+    let cells: number;
+    try {
+      cells = parseRunV3(json).cells.length;
+    } catch (e) {
+      if (!(e instanceof SchemaError)) throw e;
+      throw new ImportError(`${name} is not a valid image/text run: ${e.message}.`);
+    }
+    throw new ImportError(
+      `${name} is a valid image/text run ("${RUN_SCHEMA_V3}", ${cells} cells); this page does not draw image and ` +
+        'text runs yet (rac-bench reads them).',
     );
   }
   try {

@@ -88,6 +88,18 @@ describe('JSON export and import', () => {
       /not a RAC Bench run of a version this page reads: schema: required field is missing/,
     );
   });
+  it('tells a valid image/text run (rsb-run/3) from a broken file, and says the page does not draw it yet', () => {
+    const modal = readFileSync(new URL('../../fixtures/runs/image-features-2.json', import.meta.url), 'utf8');
+    expect(importError(modal)).toBe(
+      '"x.json" is a valid image/text run ("rsb-run/3", 2 cells); this page does not draw image and text runs yet (rac-bench reads them).',
+    );
+    const broken = JSON.parse(modal) as { cells: { seed: unknown }[] };
+    broken.cells[1].seed = -1;
+    expect(importError(JSON.stringify(broken))).toMatch(
+      /^"x\.json" is not a valid image\/text run: cells\[1\]\.seed: /,
+    );
+  });
+
   it('names the path of an invalid field', () => {
     const bad = structuredClone(small) as unknown as { cells: { outcome: { n_test: unknown } }[] };
     bad.cells[2].outcome.n_test = 'sixty';
