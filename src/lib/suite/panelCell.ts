@@ -10,7 +10,7 @@ import type { BankView } from '../bank/bankFile.ts';
 import { PANEL_DATASETS, panelRuleOf, type PanelDataset } from '../data/modal/panels.ts';
 import { bankViews } from '../models/deep/bankViews.ts';
 import { mlpHead, robertaHead } from '../models/deep/head.ts';
-import { createMethod, type DeepMethodId } from '../models/deep/methods/index.ts';
+import { createMethod, DEEP_METHOD_IDS, type DeepMethodId } from '../models/deep/methods/index.ts';
 import { DeepTrainer, type TrainerConfig } from '../models/deep/trainer.ts';
 import { streamSeed } from '../models/fitContext.ts';
 import { indicesSha256 } from '../protocol/indicesHash.ts';
@@ -23,14 +23,7 @@ import { makeModalCell, type ImageCellResult, type ModalCellResult } from './sch
 export type PanelMethod = 'supervised' | Exclude<DeepMethodId, 'ftt'>;
 export const PANEL_METHODS: readonly PanelMethod[] = [
   'supervised',
-  'pseudolabel',
-  'pimodel',
-  'meanteacher',
-  'ict',
-  'uda',
-  'fixmatch',
-  'flexmatch',
-  'softmatch',
+  ...DEEP_METHOD_IDS.filter((id): id is Exclude<DeepMethodId, 'ftt'> => id !== 'ftt'),
 ];
 
 export interface PanelCellSpec {
