@@ -10,7 +10,7 @@
 import type { ProtocolMode } from '../types.ts';
 import { COST_UNITS, seconds, type CellShape } from './cost.ts';
 import { deepFitSeconds } from './deep/cost.ts';
-import type { DeepMethodId } from './deep/methods/types.ts';
+import { methodRecord, type DeepMethodId } from './deep/methods/registry.ts';
 import type { Estimator, FitInfo } from './estimator.ts';
 import { integerIn, interval, oneOf, ParamError, validateParams, type Constraint } from './params.ts';
 
@@ -357,6 +357,18 @@ function deepCost(id: DeepId) {
     );
 }
 
+/**
+ * A method's loss hyperparameters as model options (`fixmatch.threshold=0.9`), from its record in
+ * deep/methods/registry.ts. μ stays the method's: the cost model counts its rows per step.
+ */
+function methodOptions(id: DeepId): Record<string, OptionSpec> {
+  return Object.fromEntries(
+    Object.entries(methodRecord(id).params)
+      .filter(([k]) => k !== 'mu')
+      .map(([k, spec]) => [k, { constraint: spec.constraint, default: spec.default, doc: spec.doc }]),
+  );
+}
+
 function deepEntry(
   id: DeepId,
   title: string,
@@ -375,12 +387,15 @@ function deepEntry(
     presets,
     fast: false,
     color,
-    options: DEEP_OPTIONS,
+    options: { ...DEEP_OPTIONS, ...methodOptions(id) },
     // No extras: size, steps, batch, lr and EMA are in the record's `options` (resolved) and `hyper`
     // (the whole loop), the backend and precision in `env`, quirks in `protocol`, `init_seed` beside.
     cost: deepCost(id),
     async create({ mode, options }) {
       const { createDeepEstimator } = await import('./deep/deepEstimator.ts');
+      const methodParams = Object.fromEntries(
+        Object.keys(methodOptions(id)).map((k) => [k, options[k] as number]),
+      );
       return createDeepEstimator(id, {
         mode,
         size: options.size as 'rsb' | 'tiny',
@@ -388,6 +403,7 @@ function deepEntry(
         batchL: options.batchL as number,
         lr: options.lr as number,
         emaDecay: options.emaDecay as number,
+        ...(Object.keys(methodParams).length ? { methodParams } : {}),
       });
     },
   };

@@ -3,6 +3,7 @@
  * network size, the cell's shape and the method's batch, and seconds at a measured rate. The
  * catalogue's deep entries use it for the pre-start estimate, longest-first order and the ETA.
  */
+import { DEEP_METHODS } from './methods/registry.ts';
 import { FT_SIZES, type FTSize, type FTSizeName } from './sizes.ts';
 
 /**
@@ -12,18 +13,7 @@ import { FT_SIZES, type FTSize, type FTSizeName } from './sizes.ts';
  * tests/unit/models/deep/cost.test.ts checks these against the methods' μ and views.
  */
 export const DEEP_STEP_ROWS: Readonly<Record<string, { grad: number; noGrad: number; fixedGrad?: number }>> =
-  {
-    ftt: { grad: 1, noGrad: 0 },
-    pseudolabel: { grad: 2, noGrad: 0 }, // student on the weak view; its own detached softmax
-    pimodel: { grad: 2, noGrad: 1 },
-    // quirks 'rsb': the student is detached too (one more no-grad forward, none with the gradient).
-    meanteacher: { grad: 1, noGrad: 2, fixedGrad: 2 },
-    ict: { grad: 2, noGrad: 1 }, // mixed rows with the gradient; the shadow on the batch
-    uda: { grad: 8, noGrad: 7 }, // μ = 7: strong view with the gradient, weak view without
-    fixmatch: { grad: 8, noGrad: 7 },
-    flexmatch: { grad: 8, noGrad: 7 },
-    softmatch: { grad: 8, noGrad: 7 },
-  };
+  Object.fromEntries(Object.entries(DEEP_METHODS).map(([id, m]) => [id, m.steps]));
 
 /** Multiply-adds of one eval-mode forward of one row (d features, k classes), §7.3's network. */
 export function forwardMacsPerRow(size: FTSize, d: number, k: number): number {

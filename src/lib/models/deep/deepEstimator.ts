@@ -17,7 +17,7 @@ import { batchMatMulCounts } from './batchMatMul.ts';
 import { resolveSize, trainerConfig, type DeepOptions } from './config.ts';
 import { trainerStreams, type DeepFitContext } from './context.ts';
 import { countParams } from './ftTransformer.ts';
-import { createMethod, DEEP_METHOD_IDS, type DeepMethodId } from './methods/index.ts';
+import { createMethod, DEEP_METHOD_IDS, DEEP_METHODS, type DeepMethodId } from './methods/index.ts';
 import { DeepTrainer } from './trainer.ts';
 
 export interface DeepEstimatorOptions extends DeepOptions {
@@ -26,19 +26,6 @@ export interface DeepEstimatorOptions extends DeepOptions {
   /** Rows per prediction batch. */
   predictBatch?: number;
 }
-
-/** Names in messages (scikit-learn style class names). */
-const CLASS_NAMES: Readonly<Record<DeepMethodId, string>> = {
-  ftt: 'FTTransformer',
-  pseudolabel: 'PseudoLabel',
-  pimodel: 'PiModel',
-  meanteacher: 'MeanTeacher',
-  ict: 'ICT',
-  uda: 'UDA',
-  fixmatch: 'FixMatch',
-  flexmatch: 'FlexMatch',
-  softmatch: 'SoftMatch',
-};
 
 /** The options' schema; `size` and `methodParams` are checked in `validate` (a name or an object). */
 const CONSTRAINTS: ConstraintTable = {
@@ -86,7 +73,7 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
       throw new RangeError(`Unknown deep method '${method}'. Known: ${DEEP_METHOD_IDS.join(', ')}.`);
     }
     this.name = method;
-    this.className = CLASS_NAMES[method];
+    this.className = DEEP_METHODS[method].className;
     this.readsUnlabeled = method !== 'ftt';
   }
 

@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { ceRows, geMask, maxArg } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface FixMatchParams {
   threshold: number;
@@ -13,12 +14,10 @@ export interface FixMatchParams {
   lambdaU: number;
   mu: number;
 }
-export const FIXMATCH_DEFAULTS: Readonly<FixMatchParams> = Object.freeze({
-  threshold: 0.95,
-  temperature: 0.5,
-  lambdaU: 1,
-  mu: 7,
-});
+/** The registry's defaults (registry.ts: one record per method). */
+export const FIXMATCH_DEFAULTS: Readonly<FixMatchParams> = Object.freeze(
+  methodDefaults('fixmatch') as unknown as FixMatchParams,
+);
 
 export function fixMatch(p: Partial<FixMatchParams> = {}): DeepMethod {
   const h = { ...FIXMATCH_DEFAULTS, ...p };

@@ -9,17 +9,17 @@ import * as tf from '@tensorflow/tfjs';
 import { ceRows, geMask, maxArg } from '../losses.ts';
 import { variableFrom } from '../optim.ts';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface FlexMatchParams {
   threshold: number;
   lambdaU: number;
   mu: number;
 }
-export const FLEXMATCH_DEFAULTS: Readonly<FlexMatchParams> = Object.freeze({
-  threshold: 0.95,
-  lambdaU: 1,
-  mu: 7,
-});
+/** The registry's defaults (registry.ts: one record per method). */
+export const FLEXMATCH_DEFAULTS: Readonly<FlexMatchParams> = Object.freeze(
+  methodDefaults('flexmatch') as unknown as FlexMatchParams,
+);
 
 /**
  * For each batch position, the value that row's σ gets: ĉ of the LAST selected occurrence of the

@@ -8,13 +8,15 @@ import * as tf from '@tensorflow/tfjs';
 import { softCeRows } from '../losses.ts';
 import { betaJohnk } from '../streams.ts';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface IctParams {
   alpha: number;
   lambdaU: number;
   warmup: number;
 }
-export const ICT_DEFAULTS: Readonly<IctParams> = Object.freeze({ alpha: 0.5, lambdaU: 100, warmup: 1 / 64 });
+/** The registry's defaults (registry.ts: one record per method). */
+export const ICT_DEFAULTS: Readonly<IctParams> = Object.freeze(methodDefaults('ict') as unknown as IctParams);
 
 export function ict(p: Partial<IctParams> = {}): DeepMethod {
   const h = { ...ICT_DEFAULTS, ...p };

@@ -5,6 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface MeanTeacherParams {
   lambdaU: number;
@@ -12,9 +13,10 @@ export interface MeanTeacherParams {
 }
 
 export function meanTeacher(p: Partial<MeanTeacherParams> & { mode?: 'rsb' | 'readme' } = {}): DeepMethod {
+  const defaults = methodDefaults('meanteacher', p.mode ?? 'rsb');
   const h: MeanTeacherParams = {
-    lambdaU: p.lambdaU ?? (p.mode === 'readme' ? 1 : 50),
-    warmup: p.warmup ?? 0.4,
+    lambdaU: p.lambdaU ?? defaults.lambdaU,
+    warmup: p.warmup ?? defaults.warmup,
   };
   return {
     id: 'meanteacher',

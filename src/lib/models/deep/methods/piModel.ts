@@ -4,6 +4,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface PiModelParams {
   lambdaU: number;
@@ -11,7 +12,8 @@ export interface PiModelParams {
 }
 
 export function piModel(p: Partial<PiModelParams> & { mode?: 'rsb' | 'readme' } = {}): DeepMethod {
-  const h: PiModelParams = { lambdaU: p.lambdaU ?? (p.mode === 'readme' ? 1 : 10), warmup: p.warmup ?? 0.4 };
+  const defaults = methodDefaults('pimodel', p.mode ?? 'rsb');
+  const h: PiModelParams = { lambdaU: p.lambdaU ?? defaults.lambdaU, warmup: p.warmup ?? defaults.warmup };
   return {
     id: 'pimodel',
     mu: 1,

@@ -5,17 +5,17 @@
 import * as tf from '@tensorflow/tfjs';
 import { ceRows, geMask, maxArg, sg } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface PseudoLabelParams {
   threshold: number;
   lambdaU: number;
   warmup: number;
 }
-export const PSEUDO_LABEL_DEFAULTS: Readonly<PseudoLabelParams> = Object.freeze({
-  threshold: 0.95,
-  lambdaU: 1,
-  warmup: 0.4,
-});
+/** The registry's defaults (registry.ts: one record per method). */
+export const PSEUDO_LABEL_DEFAULTS: Readonly<PseudoLabelParams> = Object.freeze(
+  methodDefaults('pseudolabel') as unknown as PseudoLabelParams,
+);
 
 export function pseudoLabel(p: Partial<PseudoLabelParams> = {}): DeepMethod {
   const h = { ...PSEUDO_LABEL_DEFAULTS, ...p };

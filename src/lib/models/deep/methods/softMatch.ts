@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import { ceRows, maxArg, sg } from '../losses.ts';
 import { variableFrom } from '../optim.ts';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface SoftMatchParams {
   emaP: number;
@@ -17,13 +18,10 @@ export interface SoftMatchParams {
   threshold: number;
   temperature: number;
 }
-export const SOFTMATCH_DEFAULTS: Readonly<SoftMatchParams> = Object.freeze({
-  emaP: 0.999,
-  lambdaU: 1,
-  mu: 7,
-  threshold: 0.95,
-  temperature: 0.5,
-});
+/** The registry's defaults (registry.ts: one record per method). */
+export const SOFTMATCH_DEFAULTS: Readonly<SoftMatchParams> = Object.freeze(
+  methodDefaults('softmatch') as unknown as SoftMatchParams,
+);
 
 type StateName = 'pLb' | 'pUlb' | 'muT' | 'varT';
 

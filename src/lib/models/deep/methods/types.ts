@@ -10,8 +10,8 @@ import type { Quirks } from '../../../types.ts';
 /** weak = x + N(0, 0.1²), strong = x + N(0, 0.2²) (§7.2). */
 export type View = 'weak' | 'strong';
 
-export type DeepMethodId =
-  'ftt' | 'pseudolabel' | 'pimodel' | 'meanteacher' | 'ict' | 'uda' | 'fixmatch' | 'flexmatch' | 'softmatch';
+import type { DeepMethodId } from './registry.ts';
+export type { DeepMethodId } from './registry.ts';
 
 /** The trainer's view of one step, handed to the method's hooks. */
 export interface StepIO {

@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { geMask, softCeRows } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
+import { methodDefaults } from './registry.ts';
 
 export interface UdaParams {
   threshold: number;
@@ -13,12 +14,8 @@ export interface UdaParams {
   lambdaU: number;
   mu: number;
 }
-export const UDA_DEFAULTS: Readonly<UdaParams> = Object.freeze({
-  threshold: 0.8,
-  temperature: 0.4,
-  lambdaU: 1,
-  mu: 7,
-});
+/** The registry's defaults (registry.ts: one record per method). */
+export const UDA_DEFAULTS: Readonly<UdaParams> = Object.freeze(methodDefaults('uda') as unknown as UdaParams);
 
 export function uda(p: Partial<UdaParams> = {}): DeepMethod {
   const h = { ...UDA_DEFAULTS, ...p };
