@@ -271,13 +271,8 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
         seed: trainBank.key.seed,
         sha256: trainBank.sha256,
         plain: 'colour',
-        rows(file: PoolFile, variant, view, k, rowIds) {
-          const b = file === 'test' ? testBank : trainBank;
-          const outRows = new Float32Array(rowIds.length * b.key.dim);
-          for (let i = 0; i < rowIds.length; i++)
-            outRows.set(b.rows(variant, view, view === 'clean' ? 0 : k[i], [rowIds[i]]), i * b.key.dim);
-          return outRows;
-        },
+        rows: (file: PoolFile, variant, view, k, rowIds) =>
+          (file === 'test' ? testBank : trainBank).rows(variant, view, view === 'clean' ? 0 : k, rowIds),
       };
       const labels = values.labels ? parseLabels(values.labels) : [panel.labels[setting]!];
       const contentSha256 = bytesToHex(

@@ -254,15 +254,27 @@ export class Bank {
     this.#offset = offset;
   }
 
-  /** Float32 rows (ids.length × dim) of one view, in the order of `ids`. */
-  rows(variant: string, view: BankView, k: number, ids: ArrayLike<number>): Float32Array {
+  /**
+   * Float32 rows (ids.length × dim) of one view, in the order of `ids`; `k` is the view index of
+   * every row, or one per row (a batch's rows each draw their own view).
+   */
+  rows(variant: string, view: BankView, k: number | ArrayLike<number>, ids: ArrayLike<number>): Float32Array {
     const { dim, rows } = this.key;
-    const start = this.#offset + blockIndex(this.key, variant, view, k) * rows * dim * 2;
+    const blockBytes = rows * dim * 2;
+    const startOf = (kk: number) => this.#offset + blockIndex(this.key, variant, view, kk) * blockBytes;
+    const fixed = typeof k === 'number' ? startOf(k) : null;
+    const starts = new Map<number, number>();
     const bits = new Uint16Array(ids.length * dim);
     const src = new DataView(this.#bytes.buffer, this.#bytes.byteOffset);
     for (let i = 0; i < ids.length; i++) {
       const r = ids[i];
       if (!(r >= 0 && r < rows)) throw new RangeError(`bank rows: row ${r} is not in 0..${rows - 1}.`);
+      let start = fixed;
+      if (start === null) {
+        const kk = (k as ArrayLike<number>)[i];
+        start = starts.get(kk) ?? startOf(kk);
+        starts.set(kk, start);
+      }
       const at = start + r * dim * 2;
       for (let j = 0; j < dim; j++) bits[i * dim + j] = src.getUint16(at + 2 * j, true);
     }

@@ -120,6 +120,10 @@ describe('bank file', () => {
     );
     expect(rows).toEqual(want);
     expect(() => bank.rows('grey', 'weak', 1, [4])).toThrow(/row 4 is not in 0\.\.3/);
+    // One view index per row: each row from its own block.
+    const mixed = bank.rows('grey', 'weak', [1, 0], [3, 0]);
+    expect(Array.from(mixed.subarray(0, 3))).toEqual(Array.from(bank.rows('grey', 'weak', 1, [3])));
+    expect(Array.from(mixed.subarray(3))).toEqual(Array.from(bank.rows('grey', 'weak', 0, [0])));
   });
 
   it('refuses a bank of other content, a cut-off or edited file, and anything else', () => {

@@ -72,13 +72,7 @@ function panelBank(banks: Partial<Record<PoolFile, Bank>>, plain: string): Panel
     seed: 0,
     sha256: banks.train?.sha256 ?? banks.source!.sha256,
     plain,
-    rows(file, variant, view, k, ids) {
-      const bank = banks[file]!;
-      const out = new Float32Array(ids.length * DIM);
-      for (let i = 0; i < ids.length; i++)
-        out.set(bank.rows(variant, view, view === 'clean' ? 0 : k[i], [ids[i]]), i * DIM);
-      return out;
-    },
+    rows: (file, variant, view, k, ids) => banks[file]!.rows(variant, view, view === 'clean' ? 0 : k, ids),
   };
 }
 

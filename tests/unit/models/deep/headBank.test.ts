@@ -70,13 +70,13 @@ const features: BankFeatures = {
   dim: DIM,
   Kw: key.Kw,
   Ks: key.Ks,
-  rows(set, ids, view, k) {
-    const offset = set === 'L' ? 0 : NL;
-    const out = new Float32Array(ids.length * DIM);
-    for (let i = 0; i < ids.length; i++)
-      out.set(bank.rows('colour', view, view === 'clean' ? 0 : k[i], [offset + ids[i]]), i * DIM);
-    return out;
-  },
+  rows: (set, ids, view, k) =>
+    bank.rows(
+      'colour',
+      view,
+      view === 'clean' ? 0 : k,
+      Array.from(ids, (r) => (set === 'L' ? 0 : NL) + r),
+    ),
 };
 const yl = Int32Array.from({ length: NL }, (_, i) => label(i));
 const test = {
