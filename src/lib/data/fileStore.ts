@@ -17,8 +17,6 @@ export interface FileMeta {
   bytes: number;
   /** SHA-256 of the bytes, recorded at the first download: the pin of later reads. */
   sha256: string;
-  /** What the file belongs to, for the Data page (e.g. 'cifar10 train'). */
-  label?: string;
 }
 
 interface FileRecord extends FileMeta {
@@ -38,13 +36,9 @@ export class FileStore extends RacDbClient implements BytesCache {
     return ((await db.get(STORE.fileMeta, key)) as FileMeta | undefined)?.sha256 ?? null;
   }
 
-  async put(key: string, bytes: Uint8Array, label?: string): Promise<void> {
-    const meta: FileMeta = {
-      key,
-      bytes: bytes.length,
-      sha256: bytesToHex(sha256(bytes)),
-      ...(label ? { label } : {}),
-    };
+  /** Keeps the bytes; `hash` is their SHA-256 where the caller has taken it (else it is taken here). */
+  async put(key: string, bytes: Uint8Array, hash?: string): Promise<void> {
+    const meta: FileMeta = { key, bytes: bytes.length, sha256: hash ?? bytesToHex(sha256(bytes)) };
     await this.guardQuota(
       () => this.putPair([STORE.files, STORE.fileMeta], { ...meta, data: bytes } satisfies FileRecord, meta),
       (free) =>

@@ -17,7 +17,8 @@ import { createTokenizer, parseJsonFile, type TextTokenizer, type TokenizerOptio
 /** Where file bytes are kept between runs, by key (the URL). */
 export interface BytesCache {
   get(key: string): Promise<Uint8Array | null>;
-  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** `sha256`: the bytes' hash, already taken by the loader, for a cache that records it. */
+  put(key: string, bytes: Uint8Array, sha256?: string): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -79,7 +80,7 @@ export async function loadHashedFile(opts: LoadFileOptions): Promise<LoadedFile>
   let cacheError: string | null = null;
   if (cache) {
     try {
-      await cache.put(url, bytes);
+      await cache.put(url, bytes, sha256);
     } catch (e) {
       cacheError = e instanceof Error ? e.message : String(e);
     }

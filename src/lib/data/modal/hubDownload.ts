@@ -45,7 +45,7 @@ export async function downloadHubSplit(
         o.onProgress?.({ file: i, files: files.length, path, loaded: p.loaded, total: p.total ?? null }),
     });
     fromCache.push(loaded.from === 'cache');
-    return loaded.bytes;
+    return { bytes: loaded.bytes, sha256: loaded.sha256 };
   };
   const loaded = await loadHubSplit(spec, split, read);
   return { ...loaded, fromCache };

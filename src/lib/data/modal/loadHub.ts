@@ -22,7 +22,8 @@ export interface LoadedHubSplit {
 export async function loadHubSplit(
   spec: HubDatasetSpec,
   split: string,
-  readFile: (path: string) => Promise<Uint8Array>,
+  /** A file's bytes, with their SHA-256 where the reader has taken it already (a hashed download). */
+  readFile: (path: string) => Promise<Uint8Array | { bytes: Uint8Array; sha256: string }>,
   pinnedBlockOrder: readonly number[] | null = null,
 ): Promise<LoadedHubSplit> {
   const want = spec.splits[split];
@@ -31,8 +32,10 @@ export async function loadHubSplit(
   const parts: HubRows[] = [];
   const files: LoadedHubSplit['files'] = [];
   for (const path of want.files) {
-    const bytes = await readFile(path);
-    files.push({ repo: spec.repo, path, bytes: bytes.length, sha256: bytesToHex(sha256(bytes)) });
+    const read = await readFile(path);
+    const bytes = read instanceof Uint8Array ? read : read.bytes;
+    const hash = read instanceof Uint8Array ? bytesToHex(sha256(bytes)) : read.sha256;
+    files.push({ repo: spec.repo, path, bytes: bytes.length, sha256: hash });
     parts.push(await readHubParquet(spec, bytes, path));
   }
   let rows = concatRows(parts);
