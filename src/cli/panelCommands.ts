@@ -19,13 +19,18 @@ import { viewRng } from '../lib/bank/viewSeed.ts';
 import { imageContentHash } from '../lib/data/modal/contentHash.ts';
 import { HUB_DATASETS } from '../lib/data/modal/hubSources.ts';
 import type { LoadedHubSplit } from '../lib/data/modal/loadHub.ts';
-import { isPanelDatasetId, PANEL_DATASETS, panelFiles, type PanelDataset } from '../lib/data/modal/panels.ts';
+import {
+  isPanelDatasetId,
+  PANEL_DATASETS,
+  panelLabels,
+  type PanelDataset,
+} from '../lib/data/modal/panels.ts';
 import { decodePngRgb } from '../lib/data/modal/png.ts';
 import { tinyConvNet } from '../lib/models/backbone/backbone.ts';
 import { IMAGENET_MEAN, IMAGENET_STD, normalise, weakCifarView } from '../lib/models/backbone/cifarViews.ts';
 import { createMethod } from '../lib/models/deep/methods/index.ts';
 import type { PoolFile } from '../lib/protocol/panelSplit.ts';
-import { parseLabels, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
+import { parseLabels, parseSeeds, parseTIndices } from '../lib/suite/selectors.ts';
 import { PANEL_METHODS, runPanelCell, type PanelBank, type PanelMethod } from '../lib/suite/panelCell.ts';
 import { parseRunV3, RUN_SCHEMA_V3, type ModalCellResult } from '../lib/suite/schemaV3.ts';
 import { parseSafetensors } from '../lib/weights/safetensors.ts';
@@ -33,6 +38,7 @@ import { T_GRID } from '../lib/types.ts';
 import { CliError, required } from './args.ts';
 import { checkOutPath } from './files.ts';
 import { loadHubSplitNode } from './modalData.ts';
+import { cliPanelSettings } from './splitCommand.ts';
 import { initNodeBackend, TFJS_VERSION } from './tfNode.ts';
 
 const AUG = 'rsb-aug/1';
@@ -232,17 +238,24 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       throw new CliError(
         `${panel.title}: runs need its bank, and ${panel.modality === 'text' ? 'text banks need the text encoders' : 'its JPEG images a decoder'}, which come with its suite.`,
       );
-    const settings =
-      values.setting === 'all'
-        ? (Object.keys(panel.labels) as (keyof typeof panel.labels)[])
-        : parseSettings(values.setting!);
+    const settings = cliPanelSettings(id, values.setting);
+    // The panel's files, loaded and hashed once for all its settings and cells.
+    const loaded = new Map<string, LoadedHubSplit>();
+    const labelsY = await panelLabels(
+      id,
+      async (f) => {
+        const split = await loadHubSplitNode(f.dataset, f.split, values['data-dir']);
+        loaded.set(f.split, split);
+        return split.rows.labels;
+      },
+      null,
+    );
+    const size = HUB_DATASETS[id].imageSize ?? 32;
+    const hashes = new Map([...loaded].map(([split, l]) => [split, imageSplitHash(l, size)]));
+    const contentSha256 = bytesToHex(
+      sha256(new TextEncoder().encode([...hashes].map(([split, h]) => `${split}=${h}\n`).join(''))),
+    );
     for (const setting of settings) {
-      const files = panelFiles(id, null);
-      const loaded = new Map<string, LoadedHubSplit>();
-      for (const f of [files.train, files.test].filter((x) => x !== undefined))
-        loaded.set(f.split, await loadHubSplitNode(f.dataset, f.split, values['data-dir']));
-      const size = HUB_DATASETS[id].imageSize ?? 32;
-      const hashes = new Map([...loaded].map(([split, l]) => [split, imageSplitHash(l, size)]));
       const needVariants = (file: 'train' | 'test') =>
         file === 'train' && setting === 'feature' ? ['colour', 'grey'] : ['colour'];
       const bankFor = (file: 'train' | 'test'): Bank => {
@@ -275,9 +288,6 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
           (file === 'test' ? testBank : trainBank).rows(variant, view, view === 'clean' ? 0 : k, rowIds),
       };
       const labels = values.labels ? parseLabels(values.labels) : [panel.labels[setting]!];
-      const contentSha256 = bytesToHex(
-        sha256(new TextEncoder().encode([...hashes].map(([split, h]) => `${split}=${h}\n`).join(''))),
-      );
       for (const method of methods) {
         const needsStrong = method !== 'supervised' && createMethod(method).views.includes('strong');
         if (needsStrong && bank.Ks === 0)
@@ -304,11 +314,7 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
                   lr: num('lr'),
                 },
                 {
-                  labels: {
-                    train: loaded.get('train')!.rows.labels,
-                    test: loaded.get('test')!.rows.labels,
-                    k: panel.k,
-                  },
+                  labels: labelsY,
                   bank,
                   dataset: {
                     id,

@@ -8,9 +8,10 @@ import { loadDatasetNode } from './nodeData.ts';
 import { loadHubSplitNode, loadLocalImagesNode } from './modalData.ts';
 import {
   isPanelDatasetId,
+  panelLabels,
   PANEL_DATASETS,
-  panelFiles,
   panelRuleOf,
+  panelSettings,
   type PanelDataset,
 } from '../lib/data/modal/panels.ts';
 import { panelSplit } from '../lib/protocol/panelSplit.ts';
@@ -99,10 +100,7 @@ async function splitPanels(
   const out: unknown[] = [];
   for (const id of ids) {
     const panel = PANEL_DATASETS[id];
-    const settings =
-      values.setting && values.setting !== 'all'
-        ? parseSettings(values.setting)
-        : (Object.keys(panel.labels) as Setting[]);
+    const settings = cliPanelSettings(id, values.setting);
     const pairs = panel.pairs ? (values.pair ? values.pair.split(',') : panel.pairs) : [null];
     const loaded = new Map<string, Int32Array>();
     const local =
@@ -122,19 +120,8 @@ async function splitPanels(
     };
     for (const pair of pairs)
       for (const setting of settings) {
-        let rule;
-        try {
-          rule = panelRuleOf(id, setting);
-        } catch (e) {
-          throw new CliError((e as Error).message);
-        }
-        const files = panelFiles(id, pair, pool);
-        const y = {
-          train: await labelsOf(files.train),
-          test: files.test ? await labelsOf(files.test) : undefined,
-          target: files.target ? await labelsOf(files.target) : undefined,
-          k: panel.k,
-        };
+        const rule = panelRuleOf(id, setting);
+        const y = await panelLabels(id, labelsOf, pair, pool);
         const totals = values.labels ? parseLabels(values.labels) : [panel.labels[setting]!];
         for (const labels of totals)
           for (const seed of seeds)
@@ -174,4 +161,14 @@ async function splitPanels(
   }
   process.stdout.write(`[\n${out.map((o) => JSON.stringify(o)).join(',\n')}\n]\n`);
   return 0;
+}
+
+/** --setting for a panel ('all' or absent: the panel's own), with a CLI message for one it lacks. */
+export function cliPanelSettings(id: PanelDataset['id'], text: string | undefined): Setting[] {
+  try {
+    return panelSettings(id, text && text !== 'all' ? parseSettings(text) : 'all');
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError((e as Error).message);
+  }
 }

@@ -5,8 +5,7 @@
  */
 import type { Setting } from '../../types.ts';
 import { panelRule, type PanelLabels } from '../../protocol/panelSplit.ts';
-import { HUB_DATASETS, type Modality } from './hubSources.ts';
-import { LOCAL_IMAGE_DATASETS } from './localImages.ts';
+import type { Modality } from './hubSources.ts';
 
 export interface PanelDataset {
   id: 'cifar10' | 'cifar100' | 'ag_news' | 'imdb-amazon' | 'image-clef' | 'visda';
@@ -117,21 +116,29 @@ export function panelRuleOf(id: PanelDataset['id'], setting: Setting) {
   return rule;
 }
 
-/** Label arrays by role, from whatever loaded each file. */
-export function panelLabels(
+/** Label arrays by role, from whatever loads each file (the CLI's --data-dir, the page's cache). */
+export async function panelLabels(
   id: PanelDataset['id'],
-  labelsOf: (file: { dataset: string; split: string }) => Int32Array,
+  labelsOf: (file: { dataset: string; split: string }) => Promise<Int32Array>,
   pair: string | null,
   amazonPool: 'train' | 'test' = 'train',
-): PanelLabels {
+): Promise<PanelLabels> {
   const f = panelFiles(id, pair, amazonPool);
   return {
-    train: labelsOf(f.train),
-    test: f.test ? labelsOf(f.test) : undefined,
-    target: f.target ? labelsOf(f.target) : undefined,
+    train: await labelsOf(f.train),
+    test: f.test ? await labelsOf(f.test) : undefined,
+    target: f.target ? await labelsOf(f.target) : undefined,
     k: PANEL_DATASETS[id].k,
   };
 }
 
-/** Every Hub and local dataset id a panel may read (for listings). */
-export const SOURCE_DATASETS = { hub: Object.keys(HUB_DATASETS), local: Object.keys(LOCAL_IMAGE_DATASETS) };
+/**
+ * The settings a selection asks of a panel: 'all' (or nothing) = the panel's own; a setting the
+ * panel lacks is refused with the ones it has (panelRuleOf's message).
+ */
+export function panelSettings(id: PanelDataset['id'], requested: readonly Setting[] | 'all'): Setting[] {
+  const settings =
+    requested === 'all' ? (Object.keys(PANEL_DATASETS[id].labels) as Setting[]) : [...requested];
+  for (const s of settings) panelRuleOf(id, s);
+  return settings;
+}
