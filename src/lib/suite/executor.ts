@@ -351,9 +351,16 @@ export class RunExecutor {
       }
       this.#atGate++;
       const signal = this.#o.signal;
-      const stopped = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve()));
-      await Promise.race([gate.opened(), stopped]);
-      this.#atGate--;
+      let onAbort = () => {};
+      const stopped = new Promise<void>((resolve) => (onAbort = resolve));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        await Promise.race([gate.opened(), stopped]);
+      } finally {
+        // Each wait adds a listener: take it off again, or a long held run piles them up.
+        signal?.removeEventListener('abort', onAbort);
+        this.#atGate--;
+      }
     }
   }
 
