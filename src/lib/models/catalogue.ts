@@ -82,14 +82,15 @@ export interface AlgorithmSpec {
 
 const same = (v: OptionValue) => ({ rsb: v, readme: v });
 
-const STATISTICAL: AlgorithmSpec[] = [
+/** An entry as written: its role and suite; `compute` and `family` follow from them (complete()). */
+type AlgorithmEntry = Omit<AlgorithmSpec, 'family' | 'compute'>;
+
+const STATISTICAL: AlgorithmEntry[] = [
   {
     id: 'xgb',
     title: 'XGBoost (supervised baseline)',
     label: 'XGBoost',
-    family: 'baseline',
     role: 'baseline',
-    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 0, 'tabular-statistical': 0 },
     fast: true,
@@ -117,9 +118,7 @@ const STATISTICAL: AlgorithmSpec[] = [
     id: 'ssgmm',
     title: 'Semi-supervised Gaussian mixture model (SSGMM)',
     label: 'Semi-supervised GMM',
-    family: 'statistical',
     role: 'ssl',
-    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 3, 'tabular-statistical': 1 },
     fast: true,
@@ -151,9 +150,7 @@ const STATISTICAL: AlgorithmSpec[] = [
     id: 'tsvm',
     title: 'Transductive support vector machine (TSVM)',
     label: 'Transductive SVM',
-    family: 'statistical',
     role: 'ssl',
-    compute: 'statistical',
     suite: 'statistical',
     presets: { 'tabular-statistical': 2 },
     fast: false,
@@ -179,9 +176,7 @@ const STATISTICAL: AlgorithmSpec[] = [
     id: 'lp',
     title: 'Label Propagation',
     label: 'Label Propagation',
-    family: 'statistical',
     role: 'ssl',
-    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 1, 'tabular-statistical': 3 },
     fast: true,
@@ -214,9 +209,7 @@ const STATISTICAL: AlgorithmSpec[] = [
     id: 'ls',
     title: 'Label Spreading',
     label: 'Label Spreading',
-    family: 'statistical',
     role: 'ssl',
-    compute: 'statistical',
     suite: 'statistical',
     presets: { classroom: 2, 'tabular-statistical': 4 },
     fast: true,
@@ -250,9 +243,7 @@ const STATISTICAL: AlgorithmSpec[] = [
     id: 'tritraining',
     title: 'Tri-Training',
     label: 'Tri-Training',
-    family: 'statistical',
     role: 'ssl',
-    compute: 'statistical',
     suite: 'statistical',
     presets: { 'tabular-statistical': 5 },
     fast: false,
@@ -280,9 +271,7 @@ const STATISTICAL: AlgorithmSpec[] = [
     id: 'assemble',
     title: 'Assemble (adaptive semi-supervised ensemble)',
     label: 'Assemble',
-    family: 'statistical',
     role: 'ssl',
-    compute: 'statistical',
     suite: 'statistical',
     presets: { 'tabular-statistical': 6 },
     fast: false,
@@ -375,14 +364,12 @@ function deepEntry(
   label: string,
   color: string,
   presets: Record<string, number>,
-): AlgorithmSpec {
+): AlgorithmEntry {
   return {
     id,
     title,
     label,
-    family: id === 'ftt' ? 'baseline' : 'deep',
     role: id === 'ftt' ? 'baseline' : 'ssl',
-    compute: 'deep',
     suite: 'deep',
     presets,
     fast: false,
@@ -410,7 +397,7 @@ function deepEntry(
 }
 
 /** §9's deep grid (`tabular-deep`) has eight; MeanTeacher is an extra (no published tabular rows, §7.4). */
-const DEEP: AlgorithmSpec[] = [
+const DEEP: AlgorithmEntry[] = [
   deepEntry('ftt', 'FT-Transformer (supervised baseline)', 'FT-Transformer', '#9a7d0a', {
     'classroom-deep': 0,
     'tabular-deep': 0,
@@ -429,7 +416,12 @@ const DEEP: AlgorithmSpec[] = [
 ];
 
 /** The catalogue, in canonical order (planner rows, `all`, custom plans). */
-const entries: AlgorithmSpec[] = [...STATISTICAL, ...DEEP];
+/** The spec of an entry: `compute` is its suite's kind; `family` is 'baseline' for a baseline, else that kind. */
+function complete(e: AlgorithmEntry): AlgorithmSpec {
+  return { ...e, compute: e.suite, family: e.role === 'baseline' ? 'baseline' : e.suite };
+}
+
+const entries: AlgorithmSpec[] = [...STATISTICAL, ...DEEP].map(complete);
 
 export const CATALOGUE: readonly AlgorithmSpec[] = entries;
 
