@@ -31,9 +31,13 @@ export type FTParams = Record<string, tf.Tensor>;
 export interface ParamSpec {
   name: string;
   shape: number[];
-  /** 'uniform' draws U(−bound, bound) from the init generator; 'zeros' / 'ones' draw nothing. */
-  init: 'uniform' | 'zeros' | 'ones';
+  /**
+   * 'uniform' draws U(−bound, bound) from the init generator, 'normal' N(0, std²) (heads, head.ts);
+   * 'zeros' / 'ones' draw nothing.
+   */
+  init: 'uniform' | 'normal' | 'zeros' | 'ones';
   bound?: number;
+  std?: number;
   /** Coupled L2 applies to every parameter that is not a bias (§7.2). */
   decay: boolean;
 }
@@ -80,26 +84,35 @@ export function countParams(s: FTShape): number {
 }
 
 /**
- * Initial weights as host arrays from MT19937(initSeed): each uniform parameter in spec order,
- * row-major, low + (high − low)·random() in doubles (numpy's `RandomState.uniform`), then float32.
+ * Initial weights as host arrays from MT19937(initSeed): each drawn parameter in spec order,
+ * row-major; uniform as low + (high − low)·random() in doubles (numpy's `RandomState.uniform`),
+ * normal as std·normal(); then float32. Any network's specs (the FT-Transformer, head.ts's heads).
  */
-export function initWeights(s: FTShape, initSeed: number): Map<string, Float32Array> {
-  if (s.dToken % s.heads !== 0) {
-    throw new RangeError(`FT-Transformer: dToken (${s.dToken}) must be a multiple of heads (${s.heads}).`);
-  }
+export function initParams(specs: readonly ParamSpec[], initSeed: number): Map<string, Float32Array> {
   const rng = new MT19937(initSeed);
   const out = new Map<string, Float32Array>();
-  for (const p of paramSpecs(s)) {
+  for (const p of specs) {
     const size = p.shape.reduce((a, b) => a * b, 1);
     const a = new Float32Array(size);
     if (p.init === 'ones') a.fill(1);
     else if (p.init === 'uniform') {
       const b = p.bound as number;
       for (let i = 0; i < size; i++) a[i] = -b + 2 * b * rng.random();
+    } else if (p.init === 'normal') {
+      const sd = p.std as number;
+      for (let i = 0; i < size; i++) a[i] = sd * rng.normal();
     }
     out.set(p.name, a);
   }
   return out;
+}
+
+/** The FT-Transformer's initial weights (initParams over paramSpecs). */
+export function initWeights(s: FTShape, initSeed: number): Map<string, Float32Array> {
+  if (s.dToken % s.heads !== 0) {
+    throw new RangeError(`FT-Transformer: dToken (${s.dToken}) must be a multiple of heads (${s.heads}).`);
+  }
+  return initParams(paramSpecs(s), initSeed);
 }
 
 export interface ForwardOptions {

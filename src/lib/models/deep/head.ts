@@ -9,9 +9,8 @@
  * weights are stored [in, out]. Initial values come from MT19937(initSeed) in spec order.
  */
 import * as tf from '@tensorflow/tfjs';
-import { MT19937 } from '../../protocol/rng.ts';
 import { dropoutMask } from './dropout.ts';
-import type { ParamSpec } from './ftTransformer.ts';
+import { initParams, type ParamSpec } from './ftTransformer.ts';
 import type { DeepNetwork, NetworkForwardOptions } from './network.ts';
 
 function linear(
@@ -27,26 +26,9 @@ function linear(
         { name: `${name}.bias`, shape: [fanOut], init: 'uniform', bound, decay: false },
       ]
     : [
-        // 'zeros' here marks "not uniform"; the normal draw is done in initFrom.
-        { name: `${name}.weight`, shape: [fanIn, fanOut], init: 'zeros', decay: true },
+        { name: `${name}.weight`, shape: [fanIn, fanOut], init: 'normal', std: 0.02, decay: true },
         { name: `${name}.bias`, shape: [fanOut], init: 'zeros', decay: false },
       ];
-}
-
-function initFrom(specs: ParamSpec[], seed: number, normalStd: number | null): Map<string, Float32Array> {
-  const rng = new MT19937(seed);
-  const out = new Map<string, Float32Array>();
-  for (const p of specs) {
-    const size = p.shape.reduce((a, b) => a * b, 1);
-    const a = new Float32Array(size);
-    if (p.init === 'uniform') {
-      const b = p.bound!;
-      for (let i = 0; i < size; i++) a[i] = -b + 2 * b * rng.random();
-    } else if (normalStd !== null && p.name.endsWith('.weight'))
-      for (let i = 0; i < size; i++) a[i] = normalStd * rng.normal();
-    out.set(p.name, a);
-  }
-  return out;
 }
 
 /** Inverted dropout with the trainer's seeded masks (training forwards only). */
@@ -67,7 +49,7 @@ export function mlpHead(inputDim: number, classes: number, hidden = 256): DeepNe
     inputDim,
     classes,
     specs: () => specs,
-    init: (seed) => initFrom(specs, seed, null),
+    init: (seed) => initParams(specs, seed),
     forward: (P, x) =>
       tf.tidy(() => {
         const h = tf.relu(tf.add(tf.matMul(x, P['bottleneck.weight'] as tf.Tensor2D), P['bottleneck.bias']));
@@ -90,7 +72,7 @@ export function robertaHead(inputDim: number, classes: number, dropoutRate = 0.1
     inputDim,
     classes,
     specs: () => specs,
-    init: (seed) => initFrom(specs, seed, 0.02),
+    init: (seed) => initParams(specs, seed),
     forward: (P, x, opts: NetworkForwardOptions = {}) =>
       tf.tidy(() => {
         const d = opts.dropout;
