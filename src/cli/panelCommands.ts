@@ -4,8 +4,9 @@
  *   safetensors file (clean and weak views of §6.1; grey rows for CIFAR's feature panel);
  * - `rac-bench run --dataset cifar10 …`: the panel's cells in the `features` / `classroom` tier
  *   from those banks, one head per cell, written as an `rsb-run/3` file.
- * What is not built yet is refused with the reason: strong image views (RandAugment + Cutout),
- * ResNet-50 / MobileNetV3 / text backbones, JPEG datasets (Image-CLEF, VisDA).
+ * The work itself is suite/panelRun.ts, which the page's panel worker runs too; this file reads
+ * the arguments and the files. What is not built yet is refused with the reason: ResNet-50 /
+ * MobileNetV3 / text backbones, JPEG datasets (Image-CLEF, VisDA).
  */
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -13,60 +14,45 @@ import { cpus, platform, release } from 'node:os';
 import { parseArgs } from 'node:util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { BankBuilder, readBankFile, type Bank, type BankKey } from '../lib/bank/bankFile.ts';
-import { extractBank } from '../lib/bank/extract.ts';
-import { viewRng } from '../lib/bank/viewSeed.ts';
-import { imageContentHash } from '../lib/data/modal/contentHash.ts';
+import { readBankFile, type Bank } from '../lib/bank/bankFile.ts';
 import { HUB_DATASETS } from '../lib/data/modal/hubSources.ts';
-import type { LoadedHubSplit } from '../lib/data/modal/loadHub.ts';
-import {
-  isPanelDatasetId,
-  PANEL_DATASETS,
-  panelLabels,
-  type PanelDataset,
-} from '../lib/data/modal/panels.ts';
-import { decodePngRgb } from '../lib/data/modal/png.ts';
+import { isPanelDatasetId, PANEL_DATASETS, type PanelDataset } from '../lib/data/modal/panels.ts';
 import { tinyConvNet } from '../lib/models/backbone/backbone.ts';
-import { IMAGENET_MEAN, IMAGENET_STD, normalise, weakCifarView } from '../lib/models/backbone/cifarViews.ts';
-import { createMethod } from '../lib/models/deep/methods/index.ts';
-import type { PoolFile } from '../lib/protocol/panelSplit.ts';
+import { IMAGENET_MEAN, IMAGENET_STD } from '../lib/models/backbone/cifarViews.ts';
 import { parseLabels, parseSeeds, parseTIndices } from '../lib/suite/selectors.ts';
-import { PANEL_METHODS, runPanelCell, type PanelBank, type PanelMethod } from '../lib/suite/panelCell.ts';
+import { PANEL_METHODS, type PanelMethod } from '../lib/suite/panelCell.ts';
+import { bankRefusal, describePanelCell, type PanelPlan } from '../lib/suite/panelPlan.ts';
+import {
+  bankVariants,
+  extractImageBank,
+  imageBankKey,
+  imageSplitHash,
+  loadImagePanel,
+  panelBankOf,
+  runPanelPlan,
+} from '../lib/suite/panelRun.ts';
 import { parseRunV3, RUN_SCHEMA_V3, type ModalCellResult } from '../lib/suite/schemaV3.ts';
 import { parseSafetensors } from '../lib/weights/safetensors.ts';
-import { T_GRID } from '../lib/types.ts';
 import { CliError, required } from './args.ts';
 import { checkOutPath } from './files.ts';
 import { loadHubSplitNode } from './modalData.ts';
 import { cliPanelSettings } from './splitCommand.ts';
 import { initNodeBackend, TFJS_VERSION } from './tfNode.ts';
 
-const AUG = 'rsb-aug/1';
-const BACKBONE_FEATURE = 'tiny-conv-gap';
-
-/** The §4.4 content hash of a loaded image split (each PNG decoded once, row by row). */
-function imageSplitHash(loaded: LoadedHubSplit, size: number): string {
-  return imageContentHash(loaded.dataset, loaded.split, loaded.rows.labels, size, (i) =>
-    rgbOf(loaded, i, size),
-  );
-}
-
-function rgbOf(loaded: LoadedHubSplit, row: number, size: number): Uint8Array {
-  const img = decodePngRgb(loaded.rows.images![row]);
-  if (img.width !== size || img.height !== size)
-    throw new CliError(
-      `${loaded.dataset} ${loaded.split} row ${row}: a ${img.width}×${img.height} image, expected ${size}×${size}.`,
-    );
-  return img.rgb;
-}
-
-/** §6.1: grey rows copy R into G and B. */
-const grey = (rgb: Uint8Array) => Uint8Array.from(rgb, (_, i) => rgb[i - (i % 3)]);
-
 function writeBinaryAtomic(path: string, bytes: Uint8Array): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, bytes);
   renameSync(tmp, path);
+}
+
+/** Errors of the shared core as CLI errors (a message, exit code 2, no stack). */
+async function asCliError<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof CliError || !(e instanceof Error) || e.name !== 'Error') throw e;
+    throw new CliError(e.message);
+  }
 }
 
 export async function bankCommand(argv: string[]): Promise<number> {
@@ -77,7 +63,7 @@ export async function bankCommand(argv: string[]): Promise<number> {
       split: { type: 'string', default: 'train' },
       variants: { type: 'string', default: 'colour' },
       kw: { type: 'string', default: '2' },
-      ks: { type: 'string', default: '0' },
+      ks: { type: 'string', default: '2' },
       seed: { type: 'string', default: '0' },
       backbone: { type: 'string', default: 'tiny-conv' },
       weights: { type: 'string' },
@@ -107,11 +93,6 @@ export async function bankCommand(argv: string[]): Promise<number> {
   };
   const Kw = int('kw', values.kw!, 15);
   const Ks = int('ks', values.ks!, 15);
-  if (Ks > 0)
-    throw new CliError(
-      '--ks: strong image views (RandAugment and Cutout, PROTOCOL-IMAGE-TEXT §6.3–6.4) are not built yet; use --ks 0. ' +
-        'UDA, FixMatch, FlexMatch and SoftMatch need them; Supervised, PseudoLabel, PiModel, MeanTeacher and ICT do not.',
-    );
   const variants = values.variants!.split(',').map((s) => s.trim());
   for (const v of variants)
     if (v !== 'colour' && v !== 'grey')
@@ -124,33 +105,21 @@ export async function bankCommand(argv: string[]): Promise<number> {
   const backbone = tinyConvNet(parseSafetensors(weightsBytes), spec.imageSize ?? 32);
   const loaded = await loadHubSplitNode(id, values.split!, values['data-dir']);
   const size = spec.imageSize ?? 32;
-  const key: BankKey = {
-    dataset: `${id}/${values.split}`,
+  const request = {
+    loaded,
     contentSha256: imageSplitHash(loaded, size),
+    backbone,
     weightsSha256: bytesToHex(sha256(weightsBytes)),
-    tokenizerSha256: null,
-    feature: BACKBONE_FEATURE,
     variants,
     Kw,
     Ks,
     seed: int('seed', values.seed!, 2 ** 24 - 1),
-    aug: AUG,
-    dtype: 'float16',
-    dim: backbone.dim,
-    rows: loaded.rows.labels.length,
   };
-  const render = (variant: string, view: 'clean' | 'weak' | 'strong', k: number, row: number) => {
-    const rgb = rgbOf(loaded, row, size);
-    const img = variant === 'grey' ? grey(rgb) : rgb;
-    return normalise(view === 'clean' ? img : weakCifarView(img, size, viewRng(key.seed, row, 'weak', k)));
-  };
+  const key = imageBankKey(request);
   let last = 0;
   const t0 = performance.now();
   try {
-    const builder = await extractBank({
-      builder: new BankBuilder(key),
-      backbone,
-      render,
+    const builder = await extractImageBank(request, {
       batch: int('batch', values.batch!, 100_000) || 64,
       now: () => performance.now(),
       onProgress: (p) => {
@@ -220,150 +189,108 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       throw new CliError(`--${name} must be a positive number; got "${text}".`);
     return v;
   };
-  const seeds = parseSeeds(values.seeds!);
-  const tIndices = parseTIndices(values.t!);
   const bankDir = required(values, 'bank-dir');
   const banks = readdirSync(bankDir)
     .filter((f) => f.endsWith('.bank'))
     .map((f) => readBankFile(new Uint8Array(readFileSync(join(bankDir, f)))));
-  const backend = await initNodeBackend('wasm');
-  const created = new Date().toISOString();
-  const cells: ModalCellResult[] = [];
-  const settingsRun = new Set<string>();
-  const labelsRun = new Set<number>();
-  const pairsRun = new Set<string>();
   for (const id of ids as PanelDataset['id'][]) {
     const panel = PANEL_DATASETS[id];
     if (panel.source === 'local' || panel.modality === 'text')
       throw new CliError(
         `${panel.title}: runs need its bank, and ${panel.modality === 'text' ? 'text banks need the text encoders' : 'its JPEG images a decoder'}, which come with its suite.`,
       );
-    const settings = cliPanelSettings(id, values.setting);
-    // The panel's files, loaded and hashed once for all its settings and cells.
-    const loaded = new Map<string, LoadedHubSplit>();
-    const labelsY = await panelLabels(
-      id,
-      async (f) => {
-        const split = await loadHubSplitNode(f.dataset, f.split, values['data-dir']);
-        loaded.set(f.split, split);
-        return split.rows.labels;
-      },
-      null,
-    );
-    const size = HUB_DATASETS[id].imageSize ?? 32;
-    const hashes = new Map([...loaded].map(([split, l]) => [split, imageSplitHash(l, size)]));
-    const contentSha256 = bytesToHex(
-      sha256(new TextEncoder().encode([...hashes].map(([split, h]) => `${split}=${h}\n`).join(''))),
-    );
-    for (const setting of settings) {
-      const needVariants = (file: 'train' | 'test') =>
-        file === 'train' && setting === 'feature' ? ['colour', 'grey'] : ['colour'];
-      const bankFor = (file: 'train' | 'test'): Bank => {
-        const split = file;
-        const b = banks.find(
-          (x) =>
-            x.key.dataset === `${id}/${split}` &&
-            x.key.contentSha256 === hashes.get(split) &&
-            needVariants(file).every((v) => x.key.variants.includes(v)),
-        );
-        if (!b)
-          throw new CliError(
-            `No bank in ${bankDir} for ${id}/${split} with variants ${needVariants(file).join(', ')} and this content ` +
-              `(${hashes.get(split)!.slice(0, 12)}…): make one with rac-bench bank --dataset ${id} --split ${split} ` +
-              `--variants ${needVariants(file).join(',')} --weights …`,
-          );
-        return b;
-      };
-      const [trainBank, testBank] = [bankFor('train'), bankFor('test')];
-      if (trainBank.key.weightsSha256 !== testBank.key.weightsSha256)
-        throw new CliError(`The ${id} banks come from different weights: make both with the same --weights.`);
-      const bank: PanelBank = {
-        Kw: trainBank.key.Kw,
-        Ks: trainBank.key.Ks,
-        dim: trainBank.key.dim,
-        seed: trainBank.key.seed,
-        sha256: trainBank.sha256,
-        plain: 'colour',
-        rows: (file: PoolFile, variant, view, k, rowIds) =>
-          (file === 'test' ? testBank : trainBank).rows(variant, view, view === 'clean' ? 0 : k, rowIds),
-      };
-      const labels = values.labels ? parseLabels(values.labels) : [panel.labels[setting]!];
-      for (const method of methods) {
-        const needsStrong = method !== 'supervised' && createMethod(method).views.includes('strong');
-        if (needsStrong && bank.Ks === 0)
-          throw new CliError(
-            `${method} needs strong views, and the banks have none (K_s = 0: strong image views are not built yet). ` +
-              'Supervised, PseudoLabel, PiModel, MeanTeacher and ICT run on weak views.',
-          );
-        for (const total of labels)
-          for (const seed of seeds)
-            for (const tIndex of tIndices) {
-              const cell = await runPanelCell(
-                {
-                  dataset: id,
-                  pair: null,
-                  setting,
-                  labels: total,
-                  tIndex,
-                  seed,
-                  method,
-                  tier,
-                  quirks,
-                  steps: num('steps'),
-                  batch: num('batch'),
-                  lr: num('lr'),
-                },
-                {
-                  labels: labelsY,
-                  bank,
-                  dataset: {
-                    id,
-                    files: [...loaded.values()].flatMap((l) => l.files),
-                    content_sha256: contentSha256,
-                    N: [...loaded.values()].reduce((a, l) => a + l.rows.labels.length, 0),
-                    k: panel.k,
-                    row_order: [...loaded.values()].some((l) => l.rowOrder === 'unverified')
-                      ? 'unverified'
-                      : 'canonical',
-                    nonstandard: false,
-                  },
-                  backbone: {
-                    id: 'tiny-conv',
-                    source: `file:${basename(bankDir)}`,
-                    weights_sha256: trainBank.key.weightsSha256,
-                    frozen: true,
-                    feature: BACKBONE_FEATURE,
-                  },
-                  input: {
-                    image_size: size,
-                    normalization: 'imagenet',
-                    mean: [...IMAGENET_MEAN],
-                    std: [...IMAGENET_STD],
-                    decoder: 'fast-png',
-                  },
-                  env: {
-                    backend,
-                    float_precision: 'float32',
-                    tfjs_version: TFJS_VERSION,
-                    app_version: '0.1.0',
-                    prng: 'mt19937-numpy-legacy',
-                    device: `node ${process.version} ${platform()} ${release()} (${cpus()[0]?.model ?? 'cpu'})`,
-                  },
-                  createdAt: new Date().toISOString(),
-                } as Parameters<typeof runPanelCell>[1],
-                { now: () => performance.now() },
-              );
-              cells.push(cell);
-              settingsRun.add(setting);
-              labelsRun.add(total);
-              if (!values.quiet)
-                process.stderr.write(
-                  `[${cells.length}] ${id} ${setting} ${method} labels ${total} t=${T_GRID[tIndex]} seed ${seed}: accuracy ${cell.outcome.accuracy?.toFixed(4)}\n`,
-                );
-            }
-      }
-    }
   }
+  const settingsOf = new Map(
+    ids.map((id) => [id, cliPanelSettings(id as PanelDataset['id'], values.setting)]),
+  );
+  const plan: PanelPlan = {
+    datasets: ids as PanelDataset['id'][],
+    settings: [...new Set([...settingsOf.values()].flat())],
+    labels: values.labels ? parseLabels(values.labels) : undefined,
+    algorithms: methods,
+    seeds: parseSeeds(values.seeds!),
+    tIndices: parseTIndices(values.t!),
+    tier,
+    quirks,
+    steps: num('steps'),
+    batch: num('batch'),
+    lr: num('lr'),
+  };
+  const backend = await initNodeBackend('wasm');
+  const created = new Date().toISOString();
+  const cells: ModalCellResult[] = [];
+  await asCliError(() =>
+    runPanelPlan(plan, {
+      async files(id, settings) {
+        // The panel's files, loaded and hashed once for all its settings and cells.
+        const { labels, hashes, dataset } = await loadImagePanel(id, (f) =>
+          loadHubSplitNode(f.dataset, f.split, values['data-dir']),
+        );
+        const bankFor = (setting: (typeof settings)[number], file: 'train' | 'test'): Bank => {
+          const need = bankVariants(setting, file);
+          const b = banks.find(
+            (x) =>
+              x.key.dataset === `${id}/${file}` &&
+              x.key.contentSha256 === hashes.get(file) &&
+              need.every((v) => x.key.variants.includes(v)),
+          );
+          if (!b)
+            throw new CliError(
+              `No bank in ${bankDir} for ${id}/${file} with variants ${need.join(', ')} and this content ` +
+                `(${hashes.get(file)!.slice(0, 12)}…): make one with rac-bench bank --dataset ${id} --split ${file} ` +
+                `--variants ${need.join(',')} --weights …`,
+            );
+          return b;
+        };
+        const perSetting = new Map(
+          settings.map((setting) => {
+            const train = bankFor(setting, 'train');
+            const bank = panelBankOf(train, bankFor(setting, 'test'));
+            const refusal = bankRefusal(methods, bank.Kw, bank.Ks);
+            if (refusal) throw new CliError(refusal);
+            return [setting, bank] as const;
+          }),
+        );
+        const weightsSha256 = bankFor(settings[0]!, 'train').key.weightsSha256;
+        return {
+          labels,
+          dataset,
+          bankFor: (setting) => perSetting.get(setting)!,
+          backbone: {
+            id: 'tiny-conv',
+            source: `file:${basename(bankDir)}`,
+            weights_sha256: weightsSha256,
+            frozen: true,
+            feature: 'tiny-conv-gap',
+          },
+        };
+      },
+      input: {
+        image_size: 32,
+        normalization: 'imagenet',
+        mean: [...IMAGENET_MEAN],
+        std: [...IMAGENET_STD],
+        decoder: 'fast-png',
+      },
+      env: {
+        backend,
+        float_precision: 'float32',
+        tfjs_version: TFJS_VERSION,
+        app_version: '0.1.0',
+        prng: 'mt19937-numpy-legacy',
+        device: `node ${process.version} ${platform()} ${release()} (${cpus()[0]?.model ?? 'cpu'})`,
+      },
+      onCell(cell, ref) {
+        cells.push(cell);
+        if (!values.quiet)
+          process.stderr.write(
+            `[${cells.length}] ${describePanelCell(ref)}: accuracy ${cell.outcome.accuracy?.toFixed(4)}\n`,
+          );
+      },
+      now: () => performance.now(),
+      clock: () => new Date().toISOString(),
+    }),
+  );
   const bankOpts = cells[0]?.feature_bank;
   const run = parseRunV3({
     schema: RUN_SCHEMA_V3,
@@ -375,12 +302,11 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       tier,
       preset: null,
       datasets: ids,
-      ...(pairsRun.size ? { pairs: [...pairsRun] } : {}),
-      settings: [...settingsRun],
-      labels: [...labelsRun],
+      settings: [...new Set(cells.map((c) => c.setting))],
+      labels: [...new Set(cells.map((c) => c.labels))],
       algorithms: methods,
-      seeds,
-      tIndices,
+      seeds: plan.seeds,
+      tIndices: plan.tIndices,
       mode: 'rsb',
       quirks,
       options: bankOpts

@@ -10,7 +10,8 @@ import type { BankView } from '../bank/bankFile.ts';
 import { PANEL_DATASETS, panelRuleOf, type PanelDataset } from '../data/modal/panels.ts';
 import { bankViews } from '../models/deep/bankViews.ts';
 import { mlpHead, robertaHead } from '../models/deep/head.ts';
-import { createMethod, DEEP_METHOD_IDS, type DeepMethodId } from '../models/deep/methods/index.ts';
+import { createMethod } from '../models/deep/methods/index.ts';
+import type { PanelMethod } from './panelPlan.ts';
 import { DeepTrainer, type TrainerConfig } from '../models/deep/trainer.ts';
 import { streamSeed } from '../models/fitContext.ts';
 import { indicesSha256 } from '../protocol/indicesHash.ts';
@@ -19,12 +20,7 @@ import { MT19937 } from '../protocol/rng.ts';
 import { T_GRID, type Quirks, type Setting } from '../types.ts';
 import { makeModalCell, type ImageCellResult, type ModalCellResult } from './schemaV3.ts';
 
-/** The image/text methods: Supervised (the baseline) and the eight SSL methods (§7.6). */
-export type PanelMethod = 'supervised' | Exclude<DeepMethodId, 'ftt'>;
-export const PANEL_METHODS: readonly PanelMethod[] = [
-  'supervised',
-  ...DEEP_METHOD_IDS.filter((id): id is Exclude<DeepMethodId, 'ftt'> => id !== 'ftt'),
-];
+export { PANEL_METHODS, type PanelMethod } from './panelPlan.ts';
 
 export interface PanelCellSpec {
   dataset: PanelDataset['id'];

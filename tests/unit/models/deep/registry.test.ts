@@ -28,6 +28,8 @@ describe('deep method records', () => {
     expect(methodDefaults('pimodel', 'rsb').lambdaU).toBe(10);
     expect(methodDefaults('pimodel', 'readme').lambdaU).toBe(1);
     for (const id of DEEP_METHOD_IDS) expect(DEEP_STEP_ROWS[id]).toEqual(DEEP_METHODS[id].steps);
+    // The record's views are the method's: the page refuses strong-view methods on a bank without them.
+    for (const id of DEEP_METHOD_IDS) expect(createMethod(id).views, id).toEqual(DEEP_METHODS[id].views);
   });
 
   it('loss parameters are catalogue options that reach the method, within their constraints', async () => {

@@ -23,6 +23,8 @@ export interface DeepMethodRecord {
    * targets); `fixedGrad` the gradient count under quirks 'fixed' where it differs.
    */
   steps: { grad: number; noGrad: number; fixedGrad?: number };
+  /** The unlabeled views a step draws (the method's `views`): what a feature bank must hold. */
+  views: readonly ('weak' | 'strong')[];
   params: Readonly<Record<string, MethodParamSpec>>;
 }
 
@@ -47,28 +49,32 @@ const temperature = (v: number) =>
   p(v, interval(0, undefined, 'neither'), 'Sharpening temperature T of the targets.');
 
 export const DEEP_METHODS = {
-  ftt: { className: 'FTTransformer', steps: { grad: 1, noGrad: 0 }, params: {} },
+  ftt: { className: 'FTTransformer', steps: { grad: 1, noGrad: 0 }, views: [], params: {} },
   pseudolabel: {
     className: 'PseudoLabel',
     // The student on the weak view; its own detached softmax.
     steps: { grad: 2, noGrad: 0 },
+    views: ['weak'],
     params: { threshold: threshold(0.95), lambdaU: lambdaU(1), warmup: warmup(0.4) },
   },
   pimodel: {
     className: 'PiModel',
     steps: { grad: 2, noGrad: 1 },
+    views: ['weak', 'weak'],
     params: { lambdaU: lambdaU({ rsb: 10, readme: 1 }), warmup: warmup(0.4) },
   },
   meanteacher: {
     className: 'MeanTeacher',
     // Quirks 'rsb': the student is detached too (one more no-grad forward, none with the gradient).
     steps: { grad: 1, noGrad: 2, fixedGrad: 2 },
+    views: ['weak', 'weak'],
     params: { lambdaU: lambdaU({ rsb: 50, readme: 1 }), warmup: warmup(0.4) },
   },
   ict: {
     className: 'ICT',
     // Mixed rows with the gradient; the shadow on the batch.
     steps: { grad: 2, noGrad: 1 },
+    views: ['weak'],
     params: {
       alpha: p(0.5, interval(0, undefined, 'neither'), 'Beta(α, α) of the mixup weight λ.'),
       lambdaU: lambdaU(100),
@@ -79,21 +85,25 @@ export const DEEP_METHODS = {
     className: 'UDA',
     // μ = 7: strong view with the gradient, weak view without.
     steps: { grad: 8, noGrad: 7 },
+    views: ['weak', 'strong'],
     params: { threshold: threshold(0.8), temperature: temperature(0.4), lambdaU: lambdaU(1), mu: mu(7) },
   },
   fixmatch: {
     className: 'FixMatch',
     steps: { grad: 8, noGrad: 7 },
+    views: ['weak', 'strong'],
     params: { threshold: threshold(0.95), temperature: temperature(0.5), lambdaU: lambdaU(1), mu: mu(7) },
   },
   flexmatch: {
     className: 'FlexMatch',
     steps: { grad: 8, noGrad: 7 },
+    views: ['weak', 'strong'],
     params: { threshold: threshold(0.95), lambdaU: lambdaU(1), mu: mu(7) },
   },
   softmatch: {
     className: 'SoftMatch',
     steps: { grad: 8, noGrad: 7 },
+    views: ['weak', 'strong'],
     params: {
       emaP: p(0.999, interval(0, 1, 'left'), 'EMA decay of the confidence statistics (m).'),
       lambdaU: lambdaU(1),
