@@ -6,9 +6,10 @@
  */
 import { decodeRunLink, LinkError } from '../lib/share/permalink.ts';
 import { sortCellsByPlan } from '../lib/share/planOrder.ts';
-import { importRunFile, ImportError } from '../lib/share/runFile.ts';
+import { importAnyRunFile, ImportError } from '../lib/share/runFile.ts';
 import { RunStore, toRunRecord, type StoredCell, type StoredRun } from '../lib/suite/runStore.ts';
 import { parseCellResult, parseRun, SchemaError, type RunRecord } from '../lib/suite/schema.ts';
+import type { ModalRunRecord } from '../lib/suite/schemaV3.ts';
 
 export type RunSource = 'link' | 'history' | 'file' | 'latest';
 
@@ -16,6 +17,13 @@ export interface ShownRun {
   run: RunRecord;
   source: RunSource;
   /** File name, or the history id. */
+  label: string;
+}
+
+/** An image/text run (`rsb-run/3`) on the page: from a file, or the one just finished. */
+export interface ShownModalRun {
+  run: ModalRunRecord;
+  source: 'file' | 'latest' | 'history';
   label: string;
 }
 
@@ -45,6 +53,8 @@ export function readableCells(cells: readonly StoredCell[]): { cells: StoredCell
 
 export class ResultsState {
   shown = $state.raw<ShownRun | null>(null);
+  /** Shown instead of `shown` when set; opening any tabular run clears it. */
+  shownModal = $state.raw<ShownModalRun | null>(null);
   /** Why the last link could not be opened (shown next to the permalink box). */
   linkError = $state<string | null>(null);
   importError = $state<string | null>(null);
@@ -68,6 +78,7 @@ export class ResultsState {
     if (payload === this.#lastPayload && (this.shown?.source === 'link' || this.linkError)) return;
     this.#lastPayload = payload;
     try {
+      this.shownModal = null;
       this.shown = { run: decodeRunLink(payload), source: 'link', label: 'a shared link' };
       this.linkError = null;
     } catch (e) {
@@ -76,16 +87,23 @@ export class ResultsState {
     }
   }
 
-  async openFile(file: File): Promise<RunRecord | null> {
+  /** Opens a run file of either suite; true when it opened. */
+  async openFile(file: File): Promise<boolean> {
     this.importError = null;
     try {
-      const run = await importRunFile(file);
-      this.shown = { run, source: 'file', label: file.name };
+      const got = await importAnyRunFile(file);
+      if (got.kind === 'modal') {
+        this.shown = null;
+        this.shownModal = { run: got.run, source: 'file', label: file.name };
+      } else {
+        this.shownModal = null;
+        this.shown = { run: got.run, source: 'file', label: file.name };
+      }
       this.linkError = null;
-      return run;
+      return true;
     } catch (e) {
       this.importError = message(e);
-      return null;
+      return false;
     }
   }
 
@@ -93,6 +111,7 @@ export class ResultsState {
   showLatest(run: RunRecord): void {
     if (this.shown?.source === 'latest' && this.shown.run.id === run.id && this.shown.run.cells === run.cells)
       return;
+    this.shownModal = null;
     this.shown = { run, source: 'latest', label: run.id };
   }
 
@@ -119,6 +138,7 @@ export class ResultsState {
     if (this.shown?.source === 'history' && this.shown.label === id) return;
     this.loading = true;
     try {
+      this.shownModal = null;
       this.shown = { run: await this.loadRecord(id), source: 'history', label: id };
       this.openError = null;
     } catch (e) {
@@ -148,8 +168,15 @@ export class ResultsState {
     }
   }
 
+  /** An image/text run finished (or running) on this page. */
+  showModal(run: ModalRunRecord, source: ShownModalRun['source'] = 'latest'): void {
+    this.shown = null;
+    this.shownModal = { run, source, label: run.id };
+  }
+
   clear(): void {
     this.shown = null;
+    this.shownModal = null;
     this.linkError = null;
     this.#lastPayload = '';
   }

@@ -1,10 +1,13 @@
 /**
- * Run records as files: export (pretty JSON of `rsb-run/1`) and import with full validation.
- * Import errors are ImportError with one plain sentence: not JSON, wrong schema version, or the
- * path of the first invalid field.
+ * Run records as files: export (pretty JSON of `rsb-run/2`, or `rsb-run/3` for image/text runs)
+ * and import with full validation. Import errors are ImportError with one plain sentence: not
+ * JSON, wrong schema version, or the path of the first invalid field.
  */
 import { parseRun, RUN_SCHEMA, SchemaError, type RunRecord } from '../suite/schema.ts';
-import { parseRunV3, RUN_SCHEMA_V3 } from '../suite/schemaV3.ts';
+import { parseRunV3, RUN_SCHEMA_V3, type ModalRunRecord } from '../suite/schemaV3.ts';
+
+/** A run file of either suite: tabular (`rsb-run/1`, `/2`) or image/text (`rsb-run/3`). */
+export type AnyRun = { kind: 'tabular'; run: RunRecord } | { kind: 'modal'; run: ModalRunRecord };
 
 /** An rsb-run/3 whose plan is an image/text plan. */
 function isModalRunJson(json: unknown): boolean {
@@ -36,8 +39,8 @@ export function runFileName(run: Pick<RunRecord, 'id'>, ext: string): string {
   return `rac-bench-${base}.${ext}`;
 }
 
-/** Parses and validates a run file's text. `name` is for messages. */
-export function parseRunFile(text: string, name = 'the file'): RunRecord {
+/** Parses and validates a run file of either suite. `name` is for messages. */
+export function parseAnyRunFile(text: string, name = 'the file'): AnyRun {
   if (text.length > MAX_RUN_FILE_BYTES) {
     throw new ImportError(
       `${name} is too large (${(text.length / 1e6).toFixed(0)} MB; at most ${MAX_RUN_FILE_BYTES / 1e6} MB is read).`,
@@ -48,25 +51,20 @@ export function parseRunFile(text: string, name = 'the file'): RunRecord {
     json = JSON.parse(text);
   } catch (e) {
     throw new ImportError(
-      `${name} is not JSON (${(e as Error).message.replace(/\s+/g, ' ').slice(0, 120)}). Expected a run exported from RAC Bench ("${RUN_SCHEMA}").`,
+      `${name} is not JSON (${(e as Error).message.replace(/\s+/g, ' ').slice(0, 120)}). Expected a run exported from RAC Bench ("${RUN_SCHEMA}" or "${RUN_SCHEMA_V3}").`,
     );
   }
   if (isModalRunJson(json)) {
-    // A valid image/text run is told apart from a broken file: the page cannot draw it yet.
-    let cells: number;
     try {
-      cells = parseRunV3(json).cells.length;
+      const run = parseRunV3(json);
+      if ('spec' in run.plan) return { kind: 'modal', run: run as ModalRunRecord };
     } catch (e) {
       if (!(e instanceof SchemaError)) throw e;
       throw new ImportError(`${name} is not a valid image/text run: ${e.message}.`);
     }
-    throw new ImportError(
-      `${name} is a valid image/text run ("${RUN_SCHEMA_V3}", ${cells} cells); this page does not draw image and ` +
-        'text runs yet (rac-bench reads them).',
-    );
   }
   try {
-    return parseRun(json);
+    return { kind: 'tabular', run: parseRun(json) };
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e;
     if (
@@ -79,13 +77,40 @@ export function parseRunFile(text: string, name = 'the file'): RunRecord {
   }
 }
 
-/** Reads and validates a File (or Blob) chosen by the user. */
-export async function importRunFile(file: Blob & { name?: string }): Promise<RunRecord> {
+/** Parses and validates a tabular run file (Compare and the tabular views). `name` is for messages. */
+export function parseRunFile(text: string, name = 'the file'): RunRecord {
+  const got = parseAnyRunFile(text, name);
+  if (got.kind === 'modal')
+    throw new ImportError(
+      `${name} is an image/text run ("${RUN_SCHEMA_V3}", ${got.run.cells.length} cells); this view takes tabular ` +
+        'runs only (the Results page draws image and text runs).',
+    );
+  return got.run;
+}
+
+/** The JSON of an image/text run, as `rac-bench run` writes it. */
+export function modalRunToJson(run: ModalRunRecord): string {
+  return `${JSON.stringify(run, null, 1)}\n`;
+}
+
+async function readRunFile(file: Blob & { name?: string }): Promise<{ text: string; name: string }> {
   const name = file.name ? `"${file.name.slice(0, 80)}"` : 'the file';
   if (file.size > MAX_RUN_FILE_BYTES) {
     throw new ImportError(
       `${name} is too large (${(file.size / 1e6).toFixed(0)} MB; at most ${MAX_RUN_FILE_BYTES / 1e6} MB is read).`,
     );
   }
-  return parseRunFile(await file.text(), name);
+  return { text: await file.text(), name };
+}
+
+/** Reads and validates a run file of either suite chosen by the user. */
+export async function importAnyRunFile(file: Blob & { name?: string }): Promise<AnyRun> {
+  const { text, name } = await readRunFile(file);
+  return parseAnyRunFile(text, name);
+}
+
+/** Reads and validates a tabular run file (or Blob) chosen by the user. */
+export async function importRunFile(file: Blob & { name?: string }): Promise<RunRecord> {
+  const { text, name } = await readRunFile(file);
+  return parseRunFile(text, name);
 }

@@ -9,6 +9,31 @@ import { curveMetrics, type CurveMetrics, type PT } from '../metrics/index.ts';
 import { T_GRID, type Setting } from '../types.ts';
 import type { CellResult } from './schema.ts';
 
+/** The protocol fields that keep curves apart: a tabular record's, or an image/text record's with its tier. */
+export interface CurveProtocol {
+  mode: CellResult['protocol']['mode'];
+  version: string;
+  quirks: CellResult['protocol']['quirks'];
+  options: object;
+  overrides: object;
+}
+
+/**
+ * What grouping and scoring read from a cell record: a tabular `CellResult` is one, and an image or
+ * text record (`rsb-cell/3`) becomes one through modalCurves.ts, so both modalities draw through
+ * the same curves, panels and metrics.
+ */
+export interface CurveCell {
+  dataset: { id: string; sha256: string };
+  setting: Setting;
+  labels: number;
+  t_index: number;
+  seed: number;
+  algorithm: { name: string; family: CellResult['algorithm']['family'] };
+  protocol: CurveProtocol;
+  outcome: { status: CellResult['outcome']['status']; accuracy: number | null };
+}
+
 const POINTS = T_GRID.length;
 
 export interface CurveStats {
@@ -58,7 +83,7 @@ export interface CurveRecord extends CurveStats {
   algorithm: string;
   family: CellResult['algorithm']['family'];
   /** The protocol the cells ran under (curves never pool across protocols). */
-  protocol: Pick<CellResult['protocol'], 'mode' | 'version' | 'quirks' | 'options' | 'overrides'>;
+  protocol: CurveProtocol;
   datasetSha256: string;
   /** A supervised baseline: scored flattened to t = 0; mean/std/nSeeds repeat the t = 0 values. */
   baseline: boolean;
@@ -79,7 +104,7 @@ export interface PanelCurvesOptions {
   pt?: PT;
 }
 
-function protocolOf(c: CellResult): CurveRecord['protocol'] {
+function protocolOf(c: CurveCell): CurveRecord['protocol'] {
   const { mode, version, quirks, options, overrides } = c.protocol;
   return { mode, version, quirks, options, overrides };
 }
@@ -97,7 +122,7 @@ function canonical(x: unknown): string {
 }
 
 interface Group {
-  first: CellResult;
+  first: CurveCell;
   acc: number[][];
   seen: Set<string>;
   seeds: Set<number>;
@@ -113,8 +138,8 @@ interface Group {
  * The curve a cell belongs to, as text. Cached per cell: canonical() of the protocol is the
  * costly part of grouping, and a record is never edited once made (results are append-only).
  */
-const curveKeys = new WeakMap<CellResult, string>();
-function curveKeyOf(c: CellResult): string {
+const curveKeys = new WeakMap<CurveCell, string>();
+function curveKeyOf(c: CurveCell): string {
   let key = curveKeys.get(c);
   if (key === undefined) {
     key = canonical([c.dataset.id, c.setting, c.labels, c.algorithm.name, c.dataset.sha256, protocolOf(c)]);
@@ -124,7 +149,7 @@ function curveKeyOf(c: CellResult): string {
 }
 
 export function panelCurves(
-  cells: readonly CellResult[],
+  cells: readonly CurveCell[],
   { isBaseline, pt }: PanelCurvesOptions,
 ): CurveRecord[] {
   const groups = new Map<string, Group>();
@@ -219,14 +244,14 @@ export interface CurvesAndPanels {
 }
 
 interface PanelEntry {
-  cells: CellResult[];
+  cells: CurveCell[];
   /** Index (among all cells) of each curve's first cell, in order of first appearance. */
   firstIndex: Map<string, number>;
   /** null while new cells wait to be scored. */
   panel: Panel | null;
 }
 
-const panelKeyOf = (c: CellResult) => JSON.stringify([c.dataset.id, c.setting, c.labels]);
+const panelKeyOf = (c: CurveCell) => JSON.stringify([c.dataset.id, c.setting, c.labels]);
 
 /**
  * panelCurves + groupPanels for a list of cells that only grows (live results): each update
@@ -236,7 +261,7 @@ const panelKeyOf = (c: CellResult) => JSON.stringify([c.dataset.id, c.setting, c
  */
 export class IncrementalCurves {
   readonly options: Readonly<PanelCurvesOptions>;
-  #seen: CellResult[] = [];
+  #seen: CurveCell[] = [];
   #entries = new Map<string, PanelEntry>();
   #result: CurvesAndPanels = { curves: [], panels: [] };
 
@@ -244,7 +269,7 @@ export class IncrementalCurves {
     this.options = { ...options };
   }
 
-  update(cells: readonly CellResult[]): CurvesAndPanels {
+  update(cells: readonly CurveCell[]): CurvesAndPanels {
     if (!this.#extendsSeen(cells)) {
       this.#seen = [];
       this.#entries.clear();
@@ -284,7 +309,7 @@ export class IncrementalCurves {
   }
 
   /** Whether cells starts with every cell seen so far (pointer checks only). */
-  #extendsSeen(cells: readonly CellResult[]): boolean {
+  #extendsSeen(cells: readonly CurveCell[]): boolean {
     const seen = this.#seen;
     if (cells.length < seen.length) return false;
     for (let i = 0; i < seen.length; i++) if (cells[i] !== seen[i]) return false;

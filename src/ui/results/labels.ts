@@ -3,16 +3,24 @@
  * cell key ("wine|feature|5|lp|3|0") as a sentence. Unknown ids (imported runs, user datasets) are
  * shown as they are.
  */
-import { algorithmLabel } from '../../lib/models/catalogue.ts';
+import { algorithmLabel as catalogueLabel } from '../../lib/models/catalogue.ts';
 import { DATASETS, isBuiltinDatasetId } from '../../lib/data/registry.ts';
+import { modalPanelLabel } from '../../lib/suite/modalCurves.ts';
 import { T_GRID } from '../../lib/types.ts';
 
-/** "xgb" → "XGBoost", "tsvm" → "Transductive SVM" (the catalogue's `label`); unknown ids as they are. */
-export { algorithmLabel };
+/**
+ * "xgb" → "XGBoost", "tsvm" → "Transductive SVM" (the catalogue's `label`), "supervised" (the
+ * image/text baseline) → "Supervised"; unknown ids as they are.
+ */
+export function algorithmLabel(id: string): string {
+  return id === 'supervised' ? 'Supervised' : catalogueLabel(id);
+}
 
-/** "iris" → "Iris", "user:my-data" → "my-data". */
+/** "iris" → "Iris", "user:my-data" → "my-data", "image-clef:i->p" → "Image-CLEF i → p". */
 export function datasetLabel(id: string): string {
   if (isBuiltinDatasetId(id)) return DATASETS[id].title;
+  const panel = modalPanelLabel(id);
+  if (panel) return panel;
   return id.startsWith('user:') ? id.slice(5) : id;
 }
 

@@ -4,11 +4,14 @@ import { CSV_COLUMNS, csvField, runToCsv } from '../../../src/lib/share/csv.ts';
 import {
   ImportError,
   importRunFile,
+  modalRunToJson,
+  parseAnyRunFile,
   parseRunFile,
   runFileName,
   runToJson,
 } from '../../../src/lib/share/runFile.ts';
 import { parseRun, type RunRecord } from '../../../src/lib/suite/schema.ts';
+import type { ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
 
 const text = readFileSync('tests/fixtures/runs/classroom.json', 'utf8');
 const run = parseRun(JSON.parse(text));
@@ -76,7 +79,7 @@ describe('JSON export and import', () => {
   });
   it('says when a file is not JSON', () => {
     expect(importError('id,acc\n1,2')).toMatch(
-      /^"x\.json" is not JSON \(.*\)\. Expected a run exported from RAC Bench \("rsb-run\/2"\)\.$/,
+      /^"x\.json" is not JSON \(.*\)\. Expected a run exported from RAC Bench \("rsb-run\/2" or "rsb-run\/3"\)\.$/,
     );
   });
   it('says when the schema version is wrong or missing', () => {
@@ -88,14 +91,20 @@ describe('JSON export and import', () => {
       /not a RAC Bench run of a version this page reads: schema: required field is missing/,
     );
   });
-  it('tells a valid image/text run (rsb-run/3) from a broken file, and says the page does not draw it yet', () => {
+  it('reads a valid image/text run (rsb-run/3) as one, tells it from a broken file, and keeps it out of tabular views', () => {
     const modal = readFileSync(new URL('../../fixtures/runs/image-features-2.json', import.meta.url), 'utf8');
+    const got = parseAnyRunFile(modal, '"x.json"');
+    expect(got.kind).toBe('modal');
+    expect(got.run.cells).toHaveLength(2);
+    expect(got.run.cells[0]).toMatchObject({ modality: 'image', protocol: { tier: 'features' } });
+    expect(JSON.parse(modalRunToJson(got.run as ModalRunRecord))).toEqual(JSON.parse(modal));
+    expect(parseAnyRunFile(runToJson(small)).kind).toBe('tabular');
     expect(importError(modal)).toBe(
-      '"x.json" is a valid image/text run ("rsb-run/3", 2 cells); this page does not draw image and text runs yet (rac-bench reads them).',
+      '"x.json" is an image/text run ("rsb-run/3", 2 cells); this view takes tabular runs only (the Results page draws image and text runs).',
     );
     const broken = JSON.parse(modal) as { cells: { seed: unknown }[] };
     broken.cells[1].seed = -1;
-    expect(importError(JSON.stringify(broken))).toMatch(
+    expect(() => parseAnyRunFile(JSON.stringify(broken), '"x.json"')).toThrow(
       /^"x\.json" is not a valid image\/text run: cells\[1\]\.seed: /,
     );
   });
