@@ -6,7 +6,20 @@
  */
 import { RacDbClient, STORE } from '../data/db.ts';
 import { DatasetError, formatBytes } from '../data/errors.ts';
-import { readBankFile, type BankKey } from './bankFile.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import {
+  BankBuilder,
+  bankHeader,
+  readBankFile,
+  type Bank,
+  type BankBuilderState,
+  type BankKey,
+} from './bankFile.ts';
+
+/** Where an unfinished extraction of `key` is kept (in the banks store, beside finished banks). */
+const partialId = (key: BankKey) =>
+  `partial:${bytesToHex(sha256(new TextEncoder().encode(bankHeader(key))))}`;
 
 export interface BankMeta {
   sha256: string;
@@ -48,6 +61,44 @@ export class BankStore extends RacDbClient {
         ),
       ) ?? null
     );
+  }
+
+  /** The finished bank of exactly this key, read and checked, or null. */
+  async load(key: BankKey): Promise<Bank | null> {
+    const want = bankHeader(key);
+    for (const m of await this.list()) {
+      if (bankHeader(m.key) !== want) continue;
+      const bytes = await this.get(m.sha256);
+      if (bytes) return readBankFile(bytes, key);
+    }
+    return null;
+  }
+
+  /**
+   * Keeps an unfinished extraction so that a closed tab resumes it: the rows done so far. Not
+   * listed among the banks; a full quota is reported like a bank's (the extraction goes on).
+   */
+  async savePartial(builder: BankBuilder): Promise<void> {
+    const db = await this.open();
+    await db.put(STORE.banks, { sha256: partialId(builder.key), state: builder.saveState() });
+  }
+
+  /** The unfinished extraction of `key`, or null (none, or one that no longer fits its key). */
+  async loadPartial(key: BankKey): Promise<BankBuilder | null> {
+    const db = await this.open();
+    const rec = (await db.get(STORE.banks, partialId(key))) as { state?: BankBuilderState } | undefined;
+    if (!rec?.state) return null;
+    try {
+      return BankBuilder.fromState(rec.state);
+    } catch {
+      await this.deletePartial(key);
+      return null;
+    }
+  }
+
+  async deletePartial(key: BankKey): Promise<void> {
+    const db = await this.open();
+    await db.delete(STORE.banks, partialId(key));
   }
 
   async list(): Promise<BankMeta[]> {

@@ -1,18 +1,23 @@
 /**
  * Run checkpoints in IndexedDB: its own database 'rac-bench-runs' (the datasets database is
- * separate), with two stores:
- *   runs   one StoredRun per run: the plan, status, times and environment;
- *   cells  one StoredCell per finished plan cell, keyed [runId, key], written the moment the
- *          cell finishes, so closing the tab loses at most the cells in flight.
- * A run resumes by skipping the keys already in `cells`.
+ * separate), with two stores per suite:
+ *   runs         one StoredRun per tabular run: the plan, status, times and environment;
+ *   cells        one StoredCell per finished plan cell, keyed [runId, key], written the moment the
+ *                cell finishes, so closing the tab loses at most the cells in flight;
+ *   modal-runs   one StoredModalRun per image/text run (its `rsb-run/3` plan and environment);
+ *   modal-cells  its finished `rsb-cell/3` records, keyed [runId, key], written as each finishes.
+ * A run resumes by skipping the keys already stored.
  */
 import { openDB, type IDBPDatabase } from 'idb';
 import type { RunPlanSpec } from './plan.ts';
 import { RUN_SCHEMA, type CellResult, type RunEnv, type RunRecord } from './schema.ts';
+import type { ModalCellResult, ModalRunPlan, ModalRunRecord } from './schemaV3.ts';
 
 export const RUNS_DB_NAME = 'rac-bench-runs';
 export const RUNS_STORE = 'runs';
 export const CELLS_STORE = 'cells';
+export const MODAL_RUNS_STORE = 'modal-runs';
+export const MODAL_CELLS_STORE = 'modal-cells';
 
 export type RunStatus = 'running' | 'paused' | 'done' | 'cancelled';
 
@@ -49,7 +54,31 @@ const MIGRATIONS: ReadonlyArray<(db: IDBPDatabase) => void> = [
     const cells = db.createObjectStore(CELLS_STORE, { keyPath: ['runId', 'key'] });
     cells.createIndex('runId', 'runId');
   },
+  (db) => {
+    db.createObjectStore(MODAL_RUNS_STORE, { keyPath: 'id' });
+    const cells = db.createObjectStore(MODAL_CELLS_STORE, { keyPath: ['runId', 'key'] });
+    cells.createIndex('runId', 'runId');
+  },
 ];
+
+/** An image/text run as stored: its plan, what it ran on, and how far it got. */
+export interface StoredModalRun {
+  id: string;
+  plan: ModalRunPlan;
+  /** The page's extra plan fields (backbone choice, loop overrides) to resume with. */
+  request: unknown;
+  status: RunStatus;
+  created_at: string;
+  finished_at: string | null;
+  env: ModalRunRecord['env'];
+  total: number;
+}
+
+export interface StoredModalCell {
+  runId: string;
+  key: string;
+  result: ModalCellResult;
+}
 
 export interface ResumableRun {
   run: StoredRun;
@@ -145,6 +174,39 @@ export class RunStore {
       if (done < run.total) out.push({ run, done });
     }
     return out;
+  }
+
+  async putModalRun(run: StoredModalRun): Promise<void> {
+    await this.#db.put(MODAL_RUNS_STORE, run);
+  }
+
+  async getModalRun(id: string): Promise<StoredModalRun | undefined> {
+    return this.#db.get(MODAL_RUNS_STORE, id);
+  }
+
+  /** Newest first. */
+  async listModalRuns(): Promise<StoredModalRun[]> {
+    const runs = (await this.#db.getAll(MODAL_RUNS_STORE)) as StoredModalRun[];
+    return runs.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+  }
+
+  async putModalCell(cell: StoredModalCell): Promise<void> {
+    await this.#db.put(MODAL_CELLS_STORE, cell);
+  }
+
+  async modalCells(runId: string): Promise<StoredModalCell[]> {
+    return this.#db.getAllFromIndex(MODAL_CELLS_STORE, 'runId', runId) as Promise<StoredModalCell[]>;
+  }
+
+  async deleteModalRun(id: string): Promise<void> {
+    const tx = this.#db.transaction([MODAL_RUNS_STORE, MODAL_CELLS_STORE], 'readwrite');
+    const cells = tx.objectStore(MODAL_CELLS_STORE);
+    const keys = await cells.index('runId').getAllKeys(id);
+    await Promise.all([
+      ...keys.map((k) => cells.delete(k)),
+      tx.objectStore(MODAL_RUNS_STORE).delete(id),
+      tx.done,
+    ]);
   }
 
   /** Removes a run and all its cells. */
