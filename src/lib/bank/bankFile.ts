@@ -188,6 +188,13 @@ export class BankBuilder {
     });
   }
 
+  /** Whether rows r0…r1−1 of block `i` (in `blocks` order) are all in. */
+  hasRows(i: number, r0: number, r1: number): boolean {
+    const done = this.#done[i];
+    for (let r = r0; r < r1; r++) if (!done[r]) return false;
+    return true;
+  }
+
   /** What a resumed extraction needs (stored by the page between sessions): key, blocks, done rows. */
   saveState(): BankBuilderState {
     return { key: this.key, data: this.#data.map((d) => d.slice()), done: this.#done.map((d) => d.slice()) };

@@ -1,8 +1,10 @@
 /**
  * Feature bank extraction (PROTOCOL-IMAGE-TEXT.md §7.4): every (variant, view, k) block, every
- * row, through a frozen backbone in batches, into a BankBuilder. It resumes where a builder left
- * off (firstMissing), reports progress and an ETA after every batch, and yields between batches so
- * an abort lands within one batch; the page runs it in a worker, the CLI on a GPU server.
+ * row, through a frozen backbone in batches, into a BankBuilder. Rows go in batches, and each batch
+ * through every block before the next batch, so a renderer that decodes a stored row once per
+ * batch (imageViewRenderer) decodes it once for all its views. It skips what a resumed builder
+ * holds, reports progress and an ETA after every batch, and yields between batches so an abort
+ * lands within one batch; the page runs it in a worker, the CLI on a GPU server.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Backbone } from '../models/backbone/backbone.ts';
@@ -40,9 +42,11 @@ export async function extractBank(o: ExtractOptions): Promise<BankBuilder> {
   const total = builder.blocks.length * rows;
   const startedWith = total - builder.remaining;
   const t0 = o.now?.();
-  for (const { block, row: first } of builder.firstMissing()) {
-    for (let r0 = first; r0 < rows; r0 += batch) {
-      const r1 = Math.min(rows, r0 + batch);
+  for (let r0 = 0; r0 < rows; r0 += batch) {
+    const r1 = Math.min(rows, r0 + batch);
+    for (let b = 0; b < builder.blocks.length; b++) {
+      if (builder.hasRows(b, r0, r1)) continue;
+      const block = builder.blocks[b];
       const input = new Float32Array((r1 - r0) * inputSize);
       for (let r = r0; r < r1; r++) {
         const x = o.render(block.variant, block.view, block.k, r);

@@ -68,6 +68,9 @@ export function panelContentHash(hashes: ReadonlyMap<string, string>): string {
   );
 }
 
+/** Decoded rows a renderer keeps: more than a bank batch (64 by default; the CLI allows more). */
+const DECODED_ROWS_KEPT = 1024;
+
 /**
  * The bank input of one view of one row (§6.1, §7.4): the row (grey if its variant is), its
  * clean, weak or strong CIFAR view drawn from the view's own generator, ImageNet-normalised.
@@ -77,8 +80,20 @@ export function imageViewRenderer(
   size: number,
   bankSeed: number,
 ): (variant: string, view: BankView, k: number, row: number) => Float32Array {
+  // extractBank renders a batch of rows once per block: keep the batch's decoded rows (PNG
+  // inflation is most of a render) instead of decoding each row once per view.
+  const decoded = new Map<number, Uint8Array>();
+  const rgbOf = (row: number) => {
+    let rgb = decoded.get(row);
+    if (!rgb) {
+      rgb = imageRowRgb(loaded, row, size);
+      if (decoded.size >= DECODED_ROWS_KEPT) decoded.delete(decoded.keys().next().value!);
+      decoded.set(row, rgb);
+    }
+    return rgb;
+  };
   return (variant, view, k, row) => {
-    const rgb = imageRowRgb(loaded, row, size);
+    const rgb = rgbOf(row);
     const img = variant === 'grey' ? greyRgb(rgb) : rgb;
     if (view === 'clean') return normalise(img);
     const rng = viewRng(bankSeed, row, view, k);
