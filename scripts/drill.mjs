@@ -5,6 +5,8 @@
  *
  *   npm run drill [-- --kills 6 --seed 1 --browser 1 --port 4207]
  *
+ * It prints "resumes X/Y, cells lost, corrupted files, short writes lost".
+ *
  * 1. CLI kills: `rac-bench run --out F` on a 270-cell plan is SIGKILLed at seeded random moments
  *    (0–300 ms after a random cell count is reported),
  *    then the same command is run again to the end. A resume is a rerun that reports cells already
@@ -13,12 +15,17 @@
  * 2. Kill during the final write: `run` and `merge` with a previous valid file at --out are killed
  *    in the middle of writing the result JSON, just before and just after the rename onto --out
  *    (scripts/drill/killHook.mjs). Corrupted = --out is neither the old file nor a complete new one.
- * 3. Browser (optional, --browser N): the e2e "reload mid-run" check repeated N times.
+ * 3. Short writes: `run` and `merge` with a previous valid file at --out on a disk that fills up
+ *    while the result JSON is written (scripts/drill/shortWriteHook.mjs: a short write, then
+ *    ENOSPC). Lost = the command claimed success, or --out is no longer the old file, or a temp
+ *    file was left, or (run) the journal is gone; then the same command without the fault must
+ *    finish the file (run: resuming every cell from the journal).
+ * 4. Browser (optional, --browser N): the e2e "reload mid-run" check repeated N times.
  * Works only through the CLI's interface (flags, stderr lines, the files), so it checks whatever
  * executor is on the branch.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +34,7 @@ import { parseArgs } from 'node:util';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin/rac-bench.mjs');
 const hook = join(root, 'scripts/drill/killHook.mjs');
+const shortHook = join(root, 'scripts/drill/shortWriteHook.mjs');
 const { values: opt } = parseArgs({
   options: {
     kills: { type: 'string', default: '6' },
@@ -222,7 +230,37 @@ log(
   `Kill during the final write: corrupted files ${corrupted}/${writes} (kill point reached ${landed}/${writes})`,
 );
 
-// 3. Browser reloads mid-run (the e2e check, repeated).
+// 3. A disk that fills up during the final write of run and merge, with a previous file at --out.
+let shortCases = 0;
+let shortLost = 0;
+for (const cmd of ['run', 'merge']) {
+  const out = join(work, `short-${cmd}.json`);
+  clean(out);
+  copyFileSync(old, out);
+  const args = cmd === 'run' ? ['run', ...SMALL, '--out', out] : ['merge', shard(1), shard(2), '--out', out];
+  const r = await cli(args, { env: { NODE_OPTIONS: `--import ${shortHook}` } });
+  const kept = existsSync(out) && readFileSync(out, 'utf8') === oldText;
+  const temps = readdirSync(work).filter((f) => f.startsWith(`.short-${cmd}.json.`));
+  const journalKept = cmd === 'merge' || existsSync(`${out}.journal`);
+  const message = r.stderr.trim().split('\n').pop() ?? '';
+  // Then the same command on a disk with room: the file must come out whole.
+  const again = await cli(args);
+  const run = readRun(out);
+  const whole = again.code === 0 && run !== null && run !== 'corrupt';
+  const resumed = cmd === 'merge' || resumedFrom(again.stderr) > 0;
+  const ok = r.code !== 0 && kept && temps.length === 0 && journalKept && whole && resumed;
+  shortCases++;
+  if (!ok) shortLost++;
+  log(
+    `  ${cmd} short write: exit ${r.code}, old file ${kept ? 'intact' : 'LOST'}, ${temps.length} temp files left` +
+      `${cmd === 'run' ? `, journal ${journalKept ? 'kept' : 'GONE'}` : ''}; rerun ${whole ? 'wrote the file' : 'FAILED'}` +
+      `${cmd === 'run' ? ` (resumed ${resumedFrom(again.stderr)})` : ''}. Message: ${message}`,
+  );
+  clean(out);
+}
+log(`Short writes (disk full): data lost ${shortLost}/${shortCases}`);
+
+// 4. Browser reloads mid-run (the e2e check, repeated).
 let browser = '';
 const reps = Number(opt.browser);
 if (reps > 0) {
@@ -237,7 +275,9 @@ if (reps > 0) {
 }
 
 log(
-  `\nSummary: resumes ${resumes}/${trials}, cells lost ${lost}, corrupted files ${corrupted}/${writes}${browser}`,
+  `\nSummary: resumes ${resumes}/${trials}, cells lost ${lost}, corrupted files ${corrupted}/${writes}, ` +
+    `short writes lost ${shortLost}/${shortCases}${browser}`,
 );
 rmSync(work, { recursive: true, force: true });
-process.exitCode = resumes === trials && lost === 0 && corrupted === 0 && incomplete === 0 ? 0 : 1;
+process.exitCode =
+  resumes === trials && lost === 0 && corrupted === 0 && incomplete === 0 && shortLost === 0 ? 0 : 1;

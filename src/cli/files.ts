@@ -2,8 +2,12 @@
  * Crash-proof files for the CLI:
  *   - checkOutPath: `--out` is checked before the first fit (its directory exists, it is not a
  *     directory, both are writable), so a typo never costs a run;
- *   - writeFileAtomic: temp file in the same directory, fsync, rename (then fsync the directory),
- *     so a kill at any moment leaves the old file or the new one, never a truncated one;
+ *   - writeFileAtomic: temp file in the same directory, written until every byte is out (a short
+ *     write is not success: a full disk ends in ENOSPC, never in a cut file), fsync, size check,
+ *     rename (then fsync the directory), so a kill or a full disk at any moment leaves the old
+ *     file or the new one, never a truncated one, and never a stray temp file;
+ *   - writeFileVerified: the same, then the renamed file is read back and checked, so a caller
+ *     deletes what it could rebuild the file from (the journal) only once the file is sound;
  *   - Journal: `<out>.journal`, one JSON line per finished fit (its cells), appended and fsynced as
  *     each fit ends; a rerun with the same plan resumes from it, and it is removed once the result
  *     file is written. A torn last line (a kill mid-append) is ignored.
@@ -13,6 +17,7 @@ import {
   closeSync,
   constants,
   existsSync,
+  fstatSync,
   fsyncSync,
   openSync,
   readFileSync,
@@ -65,28 +70,108 @@ function fsyncDir(dir: string): void {
   }
 }
 
-/** Writes `text` to `path` so that readers see the old content or the new, never a part. */
-export function writeFileAtomic(path: string, text: string): void {
+/**
+ * The one system call the writers here make, injectable so a test can play a full disk: writes
+ * up to `length` bytes of `buffer` from `offset` at the file's current position and returns how
+ * many it wrote (POSIX allows fewer than asked: a nearly full disk, a signal).
+ */
+export type WriteBytes = (fd: number, buffer: Uint8Array, offset: number, length: number) => number;
+
+const nodeWrite: WriteBytes = (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length);
+
+/**
+ * Writes every byte of `bytes` to `fd`, looping over short writes. A write that makes no progress
+ * is a full disk (the next call would throw ENOSPC, or never end), so it throws instead of looping.
+ */
+export function writeAll(fd: number, bytes: Uint8Array, write: WriteBytes = nodeWrite): void {
+  let at = 0;
+  while (at < bytes.length) {
+    const n = write(fd, bytes, at, bytes.length - at);
+    if (!Number.isInteger(n) || n <= 0) {
+      throw Object.assign(
+        new Error(`ENOSPC: no space left on device, write (${at} of ${bytes.length} bytes written)`),
+        { code: 'ENOSPC' },
+      );
+    }
+    at += n;
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Writes `text` to `path` so that readers see the old content or the new, never a part: on any
+ * failure (ENOSPC, a short write, a size that does not match) the temp file is removed, `path` is
+ * left as it was, and a CliError says so. `write` is for tests (a full disk without root).
+ */
+export function writeFileAtomic(path: string, text: string, write: WriteBytes = nodeWrite): void {
   const dir = dirname(resolve(path));
   const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, 'w');
+  const bytes = Buffer.from(text, 'utf8');
+  const fail = (e: unknown): never => {
+    unlinkQuietly(tmp);
+    const why = e instanceof Error ? e.message : String(e);
+    throw new CliError(`Could not write ${path} (${why}); it was left as it was.`);
+  };
+  let fd: number;
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    fd = openSync(tmp, 'w');
+  } catch (e) {
+    return fail(e);
   }
+  try {
+    writeAll(fd, bytes, write);
+    fsyncSync(fd);
+    // What the file system holds, not what the writes claimed: the last guard before the rename.
+    const size = fstatSync(fd).size;
+    if (size !== bytes.length) throw new Error(`the temp file holds ${size} of ${bytes.length} bytes`);
+  } catch (e) {
+    closeSync(fd);
+    return fail(e);
+  }
+  closeSync(fd);
   try {
     renameSync(tmp, path);
   } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
-    throw e;
+    return fail(e);
   }
   fsyncDir(dir);
+}
+
+/**
+ * writeFileAtomic, then `path` read back: it must hold exactly `text`, and `check` (the file's
+ * schema) must accept it. Throws a CliError otherwise, so the caller keeps whatever it could
+ * write the file again from.
+ */
+export function writeFileVerified(
+  path: string,
+  text: string,
+  check: (json: unknown) => unknown,
+  write: WriteBytes = nodeWrite,
+): void {
+  writeFileAtomic(path, text, write);
+  let back: string;
+  try {
+    back = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CliError(`${path} was written but cannot be read back (${(e as Error).message}).`);
+  }
+  if (back !== text) {
+    throw new CliError(
+      `${path} was written but reads back different (${Buffer.byteLength(back)} of ${Buffer.byteLength(text)} bytes).`,
+    );
+  }
+  try {
+    check(JSON.parse(back));
+  } catch (e) {
+    throw new CliError(`${path} was written but does not validate (${(e as Error).message}).`);
+  }
 }
 
 export const journalPath = (out: string) => `${out}.journal`;
@@ -175,7 +260,8 @@ export class Journal {
 
   #write(entry: object | null): void {
     if (this.#fd === null) throw new Error('Journal: not open.');
-    writeSync(this.#fd, entry === null ? '\n' : `${JSON.stringify(entry)}\n`);
+    // Every byte or an error: a short append glued to the next one would lose both entries.
+    writeAll(this.#fd, Buffer.from(entry === null ? '\n' : `${JSON.stringify(entry)}\n`, 'utf8'));
     fsyncSync(this.#fd);
   }
 

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { mergeRuns } from '../lib/suite/merge.ts';
 import { parseRun } from '../lib/suite/schema.ts';
 import { CliError, required } from './args.ts';
-import { checkOutPath, writeFileAtomic } from './files.ts';
+import { checkOutPath, writeFileVerified } from './files.ts';
 
 export async function mergeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -33,7 +33,8 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  writeFileAtomic(out, `${JSON.stringify(parseRun(merged))}\n`);
+  // Read back and validated before "Merged" is printed: a full disk is an error, never a cut file.
+  writeFileVerified(out, `${JSON.stringify(parseRun(merged))}\n`, parseRun);
   process.stderr.write(`Merged ${runs.length} files into ${merged.cells.length} cells: ${out}\n`);
   return 0;
 }

@@ -15,6 +15,21 @@ export function checkDatasetId(id: string): void {
   }
 }
 
+/** The file names a local copy of `id` may have in --data-dir, in the order they are tried. */
+export function localCopyNames(id: string): string[] {
+  const info = DATASETS[id as keyof typeof DATASETS];
+  return [`${id}.pq`, `${id}.parquet`, `dataset_${info.origin.replace(/\D+/g, '')}.pq`, `${id}.csv`];
+}
+
+/** The path of the local copy of `id` in `dataDir` that a run would read, or null. */
+export function findLocalCopy(id: string, dataDir: string): string | null {
+  return (
+    localCopyNames(id)
+      .map((f) => join(dataDir, f))
+      .find((p) => existsSync(p)) ?? null
+  );
+}
+
 export async function loadDatasetNode(id: string, dataDir?: string): Promise<Dataset> {
   return (await loadDatasetNodeWithSource(id, dataDir)).ds;
 }
@@ -43,15 +58,9 @@ export async function loadDatasetNodeWithSource(
         `--data-dir DIR holding ${id}.pq (OpenML parquet) or ${id}.csv.`,
     );
   }
-  const candidates = [
-    `${id}.pq`,
-    `${id}.parquet`,
-    `dataset_${info.origin.replace(/\D+/g, '')}.pq`,
-    `${id}.csv`,
-  ];
-  const found = candidates.map((f) => join(dataDir, f)).find((p) => existsSync(p));
+  const found = findLocalCopy(id, dataDir);
   if (!found) {
-    throw new CliError(`No file for "${id}" in ${dataDir}; looked for ${candidates.join(', ')}.`);
+    throw new CliError(`No file for "${id}" in ${dataDir}; looked for ${localCopyNames(id).join(', ')}.`);
   }
   const bytes = new Uint8Array(readFileSync(found));
   const format = found.endsWith('.csv') ? 'csv' : 'parquet';

@@ -30,7 +30,7 @@ import { parseCellResult, parseRun, RUN_SCHEMA } from '../lib/suite/schema.ts';
 import { parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
 import type { Dataset } from '../lib/types.ts';
 import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
-import { checkOutPath, Journal, writeFileAtomic } from './files.ts';
+import { checkOutPath, Journal, writeFileVerified } from './files.ts';
 import { loadDatasetNodeWithSource } from './nodeData.ts';
 import { parseProtocol } from './splitCommand.ts';
 import { resolveShard } from './shard.ts';
@@ -233,7 +233,15 @@ export async function runCommand(argv: string[]): Promise<number> {
   // Before any work: a bad --out must not cost a run.
   checkOutPath(out);
   const shard = `${shardIndex}/${shardCount}`;
-  const cells = shardCells(expandPlan(plan, isBaselineAlgorithm), shardIndex, shardCount);
+  const planCells = expandPlan(plan, isBaselineAlgorithm);
+  const cells = shardCells(planCells, shardIndex, shardCount);
+  if (cells.length === 0) {
+    // Cells that copy another's fit (derivedFromKey) go with it: those groups are what shards share.
+    const units = new Set(planCells.map((c) => c.derivedFromKey ?? c.key)).size;
+    throw new CliError(
+      `--shard ${shard}: this plan can be cut into at most ${units} shard${units === 1 ? '' : 's'}, so shard ${shardIndex} would hold no cell.`,
+    );
+  }
   const planKeys = new Set(cells.map((c) => c.key));
   const signature = canonicalJson({ plan, shard });
 
@@ -263,6 +271,20 @@ export async function runCommand(argv: string[]): Promise<number> {
     });
   const { cells: journalled, dropped } = journal.read(signature, checkCell);
   for (const c of journalled) resumed.set(c.key, c);
+  // A run file names one backend: cells already done on another must not be mixed in under it.
+  const doneOn = new Set<string>();
+  for (const c of resumed.values()) if (c.result) doneOn.add(c.result.env.backend);
+  const doneIn = [journalled.length ? journal.path : null, previous.length ? out : null]
+    .filter((w) => w !== null)
+    .join(' and ');
+  const mixed = (on: string) =>
+    new CliError(
+      `The ${resumed.size} cells already done (${doneIn}) ran on ${[...doneOn].join(' and ')}, not ${on}; ` +
+        `resume with --backend ${[...doneOn][0]}, or move ${doneIn} away to start over on ${on}.`,
+    );
+  // Before the backend starts where the flag decides it (wasm alone may fall back to cpu).
+  const reachable = wanted === 'wasm' ? ['wasm', 'cpu'] : [wanted];
+  if (doneOn.size && !reachable.some((b) => doneOn.has(b))) throw mixed(wanted);
   if (!values.quiet && resumed.size) {
     process.stderr.write(
       `Resuming: ${resumed.size} of ${cells.length} cells already done (${journal.path}${previous.length ? ` and ${out}` : ''}).\n`,
@@ -274,6 +296,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
 
   const backend = await initNodeBackend(wanted);
+  if (doneOn.size && !doneOn.has(backend)) throw mixed(backend);
   const adapter = nodeBackendInfo()?.adapter ?? null;
   if (!values.quiet) {
     const where = shardSource === 'default' ? '' : ` · shard ${shard} (${shardSource})`;
@@ -372,7 +395,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     env: { runtime: `node ${process.version}`, backends: [backend], adapter, shard },
     cells: ordered,
   });
-  writeFileAtomic(out, `${JSON.stringify(run)}\n`);
+  try {
+    writeFileVerified(out, `${JSON.stringify(run)}\n`, parseRun);
+  } catch (e) {
+    // The journal is the only other copy of these cells: it goes only once the file is sound.
+    throw new CliError(
+      `${(e as Error).message} The ${all.size} finished cells stay in ${journal.path}; free some space if the disk is full, then run the same command again to write the file.`,
+    );
+  }
   journal.remove();
   const failed = [...all.values()].filter((c) => c.status === 'failed').length;
   process.stderr.write(

@@ -20,11 +20,23 @@ export interface Shard {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * The most shards a plan may be cut into: far above any cluster's array size, and short enough
+ * that "i/n" fits the record's `env.shard` (24 characters). A bigger count (20 digits read as
+ * 1e20) used to run every fit and then fail to write the record.
+ */
+export const MAX_SHARD_COUNT = 1_000_000;
+
+function tooMany(what: string, text: string): CliError {
+  return new CliError(`${what} ${text}: at most ${MAX_SHARD_COUNT} shards.`);
+}
+
 export function parseShardText(text: string, what = '--shard'): [number, number] {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!m) throw new CliError(`${what} must look like i/n (e.g. 2/4) or "auto"; got "${text}".`);
   const [i, n] = [Number(m[1]), Number(m[2])];
   if (n < 1 || i < 1 || i > n) throw new CliError(`${what} ${text}: need 1 <= i <= n.`);
+  if (n > MAX_SHARD_COUNT) throw tooMany(what, text);
   return [i, n];
 }
 
@@ -32,7 +44,9 @@ function integerEnv(env: Env, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   if (!/^\d+$/.test(raw.trim())) throw new CliError(`${name} must be a whole number; got "${raw}".`);
-  return Number(raw.trim());
+  const n = Number(raw.trim());
+  if (!Number.isSafeInteger(n)) throw new CliError(`${name} ${raw}: too large to be an index.`);
+  return n;
 }
 
 function positiveCount(value: string | undefined, what: string): number | undefined {
@@ -40,6 +54,7 @@ function positiveCount(value: string | undefined, what: string): number | undefi
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
     throw new CliError(`${what} must be a whole number >= 1; got "${value}".`);
   }
+  if (Number(value) > MAX_SHARD_COUNT) throw tooMany(what, value);
   return Number(value);
 }
 
@@ -54,6 +69,7 @@ function fromSlurm(env: Env): Shard | null {
       '--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is.',
     );
   }
+  if (count > MAX_SHARD_COUNT) throw tooMany('--shard auto: the Slurm array of', `${count} tasks`);
   if (max !== undefined && max - min + 1 !== count) {
     throw new CliError(
       `--shard auto: the Slurm array ${min}-${max} has ${count} tasks, so its ids do not number the shards ` +
@@ -88,18 +104,36 @@ function fromKubernetes(env: Env, countFlag: string | undefined): Shard | null {
   return { index: index0 + 1, count, source: 'kubernetes' };
 }
 
-/** Resolve `--shard` (undefined, "i/n" or "auto") against the environment of this process. */
+/**
+ * Resolve `--shard` (undefined, "i/n" or "auto") against the environment of this process. A
+ * `--shard-count` is honoured or refused, never ignored: it must agree with the count that
+ * --shard i/n, the Slurm array or RAC_SHARD gives, and it means nothing without --shard.
+ */
 export function resolveShard(text: string | undefined, env: Env, countFlag?: string): Shard {
-  if (text === undefined) return { index: 1, count: 1, source: 'default' };
+  const agreed = (shard: Shard, from: string): Shard => {
+    const flag = positiveCount(countFlag, '--shard-count');
+    if (flag !== undefined && flag !== shard.count)
+      throw new CliError(
+        `--shard-count ${countFlag} disagrees with ${from} (${shard.count} shards); drop one of them.`,
+      );
+    return shard;
+  };
+  if (text === undefined) {
+    if (countFlag !== undefined)
+      throw new CliError(`--shard-count ${countFlag} needs --shard auto (or --shard i/${countFlag}).`);
+    return { index: 1, count: 1, source: 'default' };
+  }
   if (text.trim() !== 'auto') {
     const [index, count] = parseShardText(text);
-    return { index, count, source: 'flag' };
+    return agreed({ index, count, source: 'flag' }, `--shard ${text}`);
   }
-  const found = fromSlurm(env) ?? fromKubernetes(env, countFlag);
+  const slurm = fromSlurm(env);
+  if (slurm) return agreed(slurm, 'the Slurm array');
+  const found = fromKubernetes(env, countFlag);
   if (found) return found;
   if (env.RAC_SHARD !== undefined) {
     const [index, count] = parseShardText(env.RAC_SHARD, 'RAC_SHARD');
-    return { index, count, source: 'env' };
+    return agreed({ index, count, source: 'env' }, `RAC_SHARD=${env.RAC_SHARD}`);
   }
   throw new CliError(
     '--shard auto found no scheduler: set SLURM_ARRAY_TASK_ID (a Slurm job array), JOB_COMPLETION_INDEX ' +

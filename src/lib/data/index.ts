@@ -100,7 +100,7 @@ async function fromBytes(
 ): Promise<Dataset> {
   phase('parse');
   let t = now();
-  const raw = await parseBytes(spec.id, bytes, format, spec.labelColumn);
+  const raw = await parseBytes(spec.id, bytes, format, spec.labelColumn, { N: spec.N, d: spec.d });
   const canonical = toCanonical(spec, raw);
   timings.parse = now() - t;
   phase('verify');

@@ -45,7 +45,24 @@ export function openParquet(
       `${what} is not a readable parquet file (${e instanceof Error ? e.message : String(e)}).`,
     );
   }
+  // The footer's row count sizes every buffer a reader allocates: it must be a count, and the row
+  // groups must add up to it, before anything trusts it (a lying footer is a RangeError or GBs).
+  const rows = Number(metadata.num_rows);
+  if (!Number.isSafeInteger(rows) || rows < 0)
+    throw parseError(datasetId, `${what} has a damaged footer (row count ${String(metadata.num_rows)}).`);
+  const inGroups = metadata.row_groups.reduce((sum, g) => sum + Number(g.num_rows), 0);
+  if (inGroups !== rows)
+    throw parseError(
+      datasetId,
+      `${what} has a damaged footer: it claims ${rows} rows but its row groups hold ${inGroups}.`,
+    );
   return { buffer, metadata, names: parquetSchema(metadata).children.map((c) => c.element.name) };
+}
+
+/** The registry's shape, where the caller knows it: a file is compared with it before it is read. */
+export interface ExpectedShape {
+  N: number;
+  d: number;
 }
 
 /** One cell to a number: numbers, bigints, booleans and numeric text (OpenML's nominal {0,1}). */
@@ -77,12 +94,27 @@ export async function parseParquet(
   datasetId: string,
   bytes: Uint8Array,
   labelColumn: string,
+  expected?: ExpectedShape,
 ): Promise<RawTable> {
   const { buffer: file, metadata, names } = openParquet(datasetId, bytes);
   const { features, label } = splitColumns(datasetId, names, labelColumn);
   const N = Number(metadata.num_rows);
   const d = features.length;
-  const X = new Float64Array(N * d);
+  // Before any allocation: a footer that claims another shape than the registry's is refused here
+  // (its rows x features would size the buffer), with the words verify.ts uses after a read.
+  if (expected && (N !== expected.N || d !== expected.d))
+    throw new DatasetError({
+      kind: 'shape',
+      retryable: false,
+      datasetId,
+      message: `Dataset '${datasetId}': the file has ${N} rows x ${d} features; expected ${expected.N} x ${expected.d}. It is not the registered copy.`,
+    });
+  let X: Float64Array;
+  try {
+    X = new Float64Array(N * d);
+  } catch {
+    throw parseError(datasetId, `the file claims ${N} rows x ${d} features, more than this device can hold.`);
+  }
   const rawLabels = new Array<string>(N);
   const col = new Map(features.map((f, j) => [f, j]));
   let bad: string | null = null;
@@ -165,7 +197,8 @@ export async function parseBytes(
   bytes: Uint8Array,
   format: SourceFormat,
   labelColumn: string,
+  expected?: ExpectedShape,
 ): Promise<RawTable> {
-  if (format === 'parquet') return parseParquet(datasetId, bytes, labelColumn);
+  if (format === 'parquet') return parseParquet(datasetId, bytes, labelColumn, expected);
   return parseCsv(datasetId, new TextDecoder().decode(bytes), labelColumn);
 }

@@ -12,7 +12,15 @@ import { COST_UNITS, seconds, type CellShape } from './cost.ts';
 import { deepFitSeconds } from './deep/cost.ts';
 import { methodRecord, type DeepMethodId } from './deep/methods/registry.ts';
 import type { Estimator, FitInfo } from './estimator.ts';
-import { integerIn, interval, oneOf, ParamError, validateParams, type Constraint } from './params.ts';
+import {
+  integerIn,
+  interval,
+  oneOf,
+  paramProblem,
+  ParamError,
+  validateParams,
+  type Constraint,
+} from './params.ts';
 
 /** The record's `algorithm.family`: a baseline, or the compute kind of an SSL method. */
 export type AlgorithmFamily = 'statistical' | 'deep' | 'baseline';
@@ -512,15 +520,23 @@ export function resolveModelOptions(
 /** ParamError for an unknown option or a value outside its schema (sklearn-style message). */
 export function checkModelOptions(spec: AlgorithmSpec, given: ModelOptions): void {
   const table = Object.fromEntries(Object.entries(spec.options).map(([k, o]) => [k, o.constraint]));
-  for (const key of Object.keys(given)) {
-    if (!table[key]) {
-      const known = Object.keys(table);
-      throw new ParamError(
-        `'${key}' is not an option of ${spec.id}. ${known.length ? `Options: ${known.join(', ')}.` : `${spec.id} has no options.`}`,
-      );
-    }
-  }
+  for (const key of Object.keys(given)) if (!optionSpec(spec, key)) throw unknownOption(spec, key);
   validateParams(spec.id, table, given);
+}
+
+/**
+ * The entry's option `key`, own keys only: options live on a plain object, where `constructor`
+ * or `toString` would otherwise be found on Object.prototype and taken for an option.
+ */
+function optionSpec(spec: AlgorithmSpec, key: string): OptionSpec | undefined {
+  return Object.hasOwn(spec.options, key) ? spec.options[key] : undefined;
+}
+
+function unknownOption(spec: AlgorithmSpec, key: string): ParamError {
+  const known = Object.keys(spec.options);
+  return new ParamError(
+    `'${key}' is not an option of ${spec.id}. ${known.length ? `Options: ${known.join(', ')}.` : `${spec.id} has no options.`}`,
+  );
 }
 
 /**
@@ -560,10 +576,18 @@ export function parseOptionAssignment(text: string): {
     throw new ParamError(
       `Model option "${text}": unknown algorithm "${algorithm}". Known algorithms: ${algorithmIds().join(', ')}.`,
     );
-  const o = spec.options[option];
-  if (!o) checkModelOptions(spec, { [option]: raw });
-  const value = typedValue(o!.constraint, raw);
-  checkModelOptions(spec, { [option]: value });
+  const o = optionSpec(spec, option);
+  if (!o) throw unknownOption(spec, option);
+  const value = typedValue(o.constraint, raw);
+  // The text as typed where it reads as another number (`1e400` is Infinity), so the user sees both.
+  const got =
+    typeof value !== 'number' || String(value) === raw.trim()
+      ? undefined
+      : Number.isNaN(value)
+        ? JSON.stringify(raw)
+        : `${raw.trim()} (read as ${value})`;
+  const problem = paramProblem(spec.id, option, o.constraint, value, got);
+  if (problem) throw new ParamError(problem);
   return { algorithm, option, value };
 }
 

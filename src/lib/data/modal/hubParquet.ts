@@ -41,12 +41,26 @@ function textOf(id: string, file: string, row: number, column: string, v: unknow
   throw parseError(id, `${file} row ${row}: '${column}' is not text.`);
 }
 
+/**
+ * `maxRows`: the most rows this file may hold (what its split has left; by default the largest
+ * split of the dataset), compared with the footer before any row is read, so a footer that lies
+ * is a shape error, not an out-of-memory crash.
+ */
 export async function readHubParquet(
   spec: HubDatasetSpec,
   bytes: Uint8Array,
   file = 'file',
+  maxRows: number = Math.max(...Object.values(spec.splits).map((s) => s.rows)),
 ): Promise<HubRows> {
   const { buffer, metadata, names } = openParquet(spec.id, bytes, file);
+  const claimed = Number(metadata.num_rows);
+  if (claimed > maxRows)
+    throw new DatasetError({
+      kind: 'shape',
+      retryable: false,
+      datasetId: spec.id,
+      message: `Dataset '${spec.id}': ${file} claims ${claimed} rows, but at most ${maxRows} fit its split; it is not the file of the manifest.`,
+    });
   for (const column of [spec.contentColumn, spec.labelColumn])
     if (!names.includes(column))
       throw parseError(

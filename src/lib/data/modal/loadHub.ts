@@ -36,7 +36,9 @@ export async function loadHubSplit(
     const bytes = read instanceof Uint8Array ? read : read.bytes;
     const hash = read instanceof Uint8Array ? bytesToHex(sha256(bytes)) : read.sha256;
     files.push({ repo: spec.repo, path, bytes: bytes.length, sha256: hash });
-    parts.push(await readHubParquet(spec, bytes, path));
+    // What the split has left for this file: a footer claiming more is refused before it is read.
+    const left = want.rows - parts.reduce((sum, p) => sum + p.labels.length, 0);
+    parts.push(await readHubParquet(spec, bytes, path, left));
   }
   let rows = concatRows(parts);
   checkSplitShape(spec, split, rows);
