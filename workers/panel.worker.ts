@@ -27,7 +27,7 @@ import {
   panelBankOf,
   runPanelPlan,
 } from '../src/lib/suite/panelRun.ts';
-import { panelCellKey, panelCells, type PanelPlan } from '../src/lib/suite/panelPlan.ts';
+import { panelCellKey, panelCells, planCaps, type PanelPlan } from '../src/lib/suite/panelPlan.ts';
 import { RunStore, type StoredModalRun } from '../src/lib/suite/runStore.ts';
 import {
   parseRunV3,
@@ -152,6 +152,7 @@ async function run(
           mode: 'rsb',
           quirks: plan.quirks,
           options: { bank: { K_w: req.Kw, K_s: req.Ks, seed: req.bankSeed, dtype: 'float16' } },
+          ...(planCaps(plan) ? { subsample: planCaps(plan) } : {}),
         },
         request: req,
         status: 'running',

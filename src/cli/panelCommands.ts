@@ -21,7 +21,7 @@ import { tinyConvNet } from '../lib/models/backbone/backbone.ts';
 import { IMAGENET_MEAN, IMAGENET_STD } from '../lib/models/backbone/cifarViews.ts';
 import { parseLabels, parseSeeds, parseTIndices } from '../lib/suite/selectors.ts';
 import { PANEL_METHODS, type PanelMethod } from '../lib/suite/panelCell.ts';
-import { bankRefusal, describePanelCell, type PanelPlan } from '../lib/suite/panelPlan.ts';
+import { bankRefusal, describePanelCell, planCaps, type PanelPlan } from '../lib/suite/panelPlan.ts';
 import {
   bankVariants,
   extractImageBank,
@@ -312,6 +312,7 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       options: bankOpts
         ? { bank: { K_w: bankOpts.K_w, K_s: bankOpts.K_s, seed: bankOpts.seed, dtype: 'float16' } }
         : {},
+      ...(planCaps(plan) ? { subsample: planCaps(plan) } : {}),
     },
     env: { runtime: `node ${process.version}`, backends: [backend], adapter: null },
     cells,

@@ -16,6 +16,7 @@ import { DeepTrainer, type TrainerConfig } from '../models/deep/trainer.ts';
 import { streamSeed } from '../models/fitContext.ts';
 import { indicesSha256 } from '../protocol/indicesHash.ts';
 import { panelSplit, type PanelLabels, type PoolFile } from '../protocol/panelSplit.ts';
+import { capPanelSplit, labelsOfFile, type PanelCaps } from '../protocol/panelSubsample.ts';
 import { MT19937 } from '../protocol/rng.ts';
 import { T_GRID, type Quirks, type Setting } from '../types.ts';
 import { makeModalCell, type ImageCellResult, type ModalCellResult } from './schemaV3.ts';
@@ -34,6 +35,8 @@ export interface PanelCellSpec {
   method: PanelMethod;
   tier: 'features' | 'classroom';
   quirks: Quirks;
+  /** §10 caps on E and U (classroom: CLASSROOM_CAPS); recorded in `subsample`. */
+  caps?: PanelCaps;
   /** Overrides of the tier's loop (tests, smoke runs); recorded in `protocol.overrides`. */
   steps?: number;
   batch?: number;
@@ -91,7 +94,11 @@ export async function runPanelCell(
 ): Promise<ModalCellResult> {
   const panel = PANEL_DATASETS[spec.dataset];
   const t = T_GRID[spec.tIndex];
-  const split = panelSplit(panelRuleOf(spec.dataset, spec.setting), inputs.labels, spec.labels, t, spec.seed);
+  const drawn = panelSplit(panelRuleOf(spec.dataset, spec.setting), inputs.labels, spec.labels, t, spec.seed);
+  // §10: caps after the split; the record's split section stays the split's, `subsample` says what was kept.
+  const { split, records: capRecords } = spec.caps
+    ? capPanelSplit(drawn, inputs.labels, spec.caps, spec.seed)
+    : { split: drawn, records: [] };
   const { bank } = inputs;
   const loop = loopOf(spec);
   const steps = spec.steps ?? loop.S;
@@ -204,7 +211,7 @@ export async function runPanelCell(
     const logits = await trainer.predictLogits(test);
     const predictMs = now() - p0;
     const C = split.numClasses;
-    const yTest = inputs.labels[split.testFrom === 'test' ? 'test' : 'train']!;
+    const yTest = labelsOfFile(inputs.labels, split.testFrom);
     let correct = 0;
     for (let i = 0; i < split.test.length; i++) {
       let best = 0;
@@ -223,7 +230,7 @@ export async function runPanelCell(
 
   const perClass = new Array<number>(split.numClasses).fill(0);
   for (const y of yl) perClass[y]++;
-  const unlabeled = [...split.unlabeledIn, ...split.unlabeledOut];
+  const unlabeled = [...drawn.unlabeledIn, ...drawn.unlabeledOut];
   const hyper: Record<string, number | string | boolean | null> = {
     B: batch,
     mu: method.mu,
@@ -280,13 +287,13 @@ export async function runPanelCell(
     split: {
       n_labeled: split.labeled.length,
       labeled_per_class: perClass,
-      n_test: split.test.length,
+      n_test: drawn.test.length,
       n_unlabeled: unlabeled.length,
-      n_unlabeled_ood: split.unlabeledOut.length,
-      n_unlabeled_in: nIn,
-      n_unlabeled_out: split.unlabeledOut.length,
+      n_unlabeled_ood: drawn.unlabeledOut.length,
+      n_unlabeled_in: drawn.unlabeledIn.length,
+      n_unlabeled_out: drawn.unlabeledOut.length,
       take_all: split.takeAll,
-      indices_sha256: await indicesSha256({ labeled: split.labeled, test: split.test, unlabeled }),
+      indices_sha256: await indicesSha256({ labeled: drawn.labeled, test: drawn.test, unlabeled }),
     },
     outcome: {
       status: 'ok',
@@ -298,7 +305,7 @@ export async function runPanelCell(
     },
     timing: { fit_ms: fitMs, predict_ms: predictMs, steps },
     env: inputs.env,
-    subsample: null,
+    subsample: capRecords.length ? capRecords : null,
     created_at: inputs.createdAt,
   } as Omit<ImageCellResult, 'schema'>);
 }

@@ -5,6 +5,7 @@
  */
 import { PANEL_DATASETS, type PanelDataset } from '../data/modal/panels.ts';
 import { DEEP_METHOD_IDS, DEEP_METHODS, type DeepMethodId } from '../models/deep/methods/registry.ts';
+import { CLASSROOM_CAPS, type PanelCaps } from '../protocol/panelSubsample.ts';
 import { T_GRID, type Quirks, type Setting } from '../types.ts';
 
 /** The image/text methods: Supervised (the baseline) and the eight SSL methods (§7.6). */
@@ -29,10 +30,17 @@ export interface PanelPlan {
   tIndices: number[];
   tier: 'features' | 'classroom';
   quirks: Quirks;
+  /** §10 caps on E and U; absent: the tier's (classroom: CLASSROOM_CAPS; features: none). */
+  caps?: PanelCaps;
   /** Overrides of the tier's loop (recorded in each cell's `protocol.overrides`). */
   steps?: number;
   batch?: number;
   lr?: number;
+}
+
+/** The caps a plan's cells use: its own, or its tier's defaults (§10). */
+export function planCaps(plan: Pick<PanelPlan, 'caps' | 'tier'>): PanelCaps | undefined {
+  return plan.caps ?? (plan.tier === 'classroom' ? { ...CLASSROOM_CAPS } : undefined);
 }
 
 export interface PanelCellRef {

@@ -30,6 +30,7 @@ import {
   datasetSettings,
   panelCellKey,
   panelCells,
+  planCaps,
   type PanelCellRef,
   type PanelPlan,
 } from './panelPlan.ts';
@@ -252,6 +253,7 @@ export async function runPanelPlan(plan: PanelPlan, o: RunPanelPlanOptions): Pro
           method: ref.method,
           tier: plan.tier,
           quirks: plan.quirks,
+          caps: planCaps(plan),
           steps: plan.steps,
           batch: plan.batch,
           lr: plan.lr,

@@ -158,6 +158,29 @@ describe('rac-bench bank and run on an image panel', () => {
       // 5 kept classes (chance 0.2); strong views recolour the flat images, so the bar is twice chance.
       expect(c.outcome.accuracy, `${c.algorithm.name} t=${c.t}`).toBeGreaterThan(0.4);
     }
+
+    // classroom: the same banks, §10's caps recorded in each cell and in the plan.
+    const classroomOut = join(dir, 'classroom.json');
+    const classroom = await runCli([
+      'run',
+      ...['--dataset', 'cifar10', '--setting', 'label', '--tier', 'classroom', '--algorithms', 'fixmatch'],
+      ...['--seeds', '0', '--t', '0.4', '--steps', '10', '--quiet'],
+      ...['--bank-dir', join(dir, 'banks'), '--data-dir', join(dir, 'data'), '--out', classroomOut],
+    ]);
+    expect(classroom.code, classroom.stderr).toBe(0);
+    const capped = parseRunV3(JSON.parse(readFileSync(classroomOut, 'utf8'))) as ModalRunRecord;
+    expect(capped.plan).toMatchObject({
+      tier: 'classroom',
+      subsample: { test: { max: 500 }, unlabeled: { max: 1_000 } },
+    });
+    const [cell] = capped.cells;
+    expect(cell.split).toMatchObject({ n_test: 5_000, n_unlabeled: 25_000 });
+    expect(cell.subsample!.map((r) => [r.pool, r.n_after])).toEqual([
+      ['test', 500],
+      ['unlabeled_in', Math.floor((1_000 * cell.split!.n_unlabeled_in) / 25_000)],
+      ['unlabeled_out', 1_000 - Math.floor((1_000 * cell.split!.n_unlabeled_in) / 25_000)],
+    ]);
+    expect(cell.outcome.n_test).toBe(500);
   }, 600_000);
 
   it('refuses what is not built, with the reason', async () => {
