@@ -59,11 +59,11 @@ Commands:
       [--subsample test=N,unlabeled=N,graph=N[,seed=S]]  PROTOCOL.md §9 pool caps (never paper)
   merge FILE... --out FILE
       Join shard result files into one run.
-  estimate --preset ID | selector flags [--shards N] [--data-dir DIR] [--json]
+  estimate --preset ID | selector flags [--shards N] [--json]
       The plan's expected time on this machine, per algorithm × dataset (cost model + calibration).
   published FILE [--panels]
-      Compare a run with the original's published tables (Robust-SSL-Benchmark): per algorithm,
-      points within noise (max(2·std, 2 pts)), exact points, mean signed difference.
+      Compare a run (tabular or image/text) with the original's published curves: a verdict per
+      panel (points agree within 2 standard errors of the means; no curve leans, by a sign test).
 
 Selectors: lists are comma-separated; "all" selects every value; seeds take ranges (0-4);
 --t takes values of the grid 0,0.2,0.4,0.6,0.8,1 (or "all"), never indices.
@@ -126,17 +126,22 @@ Run benchmark cells and write the result schema (rsb-run/2).
 `,
   published: `Usage: rac-bench published RUN.json [--panels]
 
-Compare a run with the original's published tables (Robust-SSL-Benchmark): per algorithm, how
-many points are within noise (|Δ| ≤ max(2·std, 2 pts)), how many are exact, and the mean difference.
-  --panels  also one line per panel × algorithm with the points that differ
+Compare a run (tabular, or image/text rsb-run/3) with the original's published curves
+(Robust-SSL-Benchmark), in the words of the Results page's badge: per panel "Reproduced" when every
+point agrees (|Δ| ≤ 2·√(s_pub²/n_pub + s_ours²/n_ours) + 1e-6) and no curve leans to one side (a
+two-sided sign test at 5 %), else "Not reproduced"; image/text runs outside the finetune tier are
+"Different protocol" (no verdict). Then per algorithm: points that agree, the sign test, seeds on
+both sides, exactly equal points (with the original's seeds), and the mean difference. Warns when
+the run is in readme mode or has overrides.
+  --panels  also one line per panel × algorithm with the points that are not exactly equal
 `,
-  estimate: `Usage: rac-bench estimate --preset ID [selector flags narrow it] [--shards N] [--data-dir DIR] [--json]
+  estimate: `Usage: rac-bench estimate --preset ID [selector flags narrow it] [--shards N] [--json]
        rac-bench estimate --dataset IDS --setting ... --algorithms ... (a custom plan, flags as for run)
 
 The plan's expected time on this machine before running it: per algorithm × dataset the fits,
 the time per fit, the longest fit and the total, from the cost model calibrated on this device
-(a short micro-benchmark). Fits use the real split's rows when the dataset can be read (letter:
-pass --data-dir), else the registry's rough shape.
+(a short micro-benchmark). The same formula as the Run page's estimate before Start (each fit on
+the registry's shape of its dataset), so both give the same numbers at the same calibration.
   --shards N    also the wall time of N \`rac-bench run --shard i/N\` processes in parallel
   --option, --subsample  as for run (options and §9 caps change the costs)
   --json        the table as JSON

@@ -1,8 +1,9 @@
 /**
  * The published reference in the results view: import a `paper` run (wine · feature / label · 5
  * labels, SSGMM and Tri-Training; tests/fixtures/runs/paper-wine-5.json), switch the reference on,
- * and each panel overlays the original's published curves (grey, dashed, ±std band) and carries a
- * "reproduced" badge whose numbers are those of `rac-bench published` on the same file.
+ * and each panel overlays the original's published curves (grey, dashed, ±std band, a legend entry)
+ * and carries a verdict badge whose words are those of `rac-bench published` on the same file
+ * (the rule of lib/published/agreement.ts: means within 2 standard errors, no one-sided lean).
  */
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
@@ -36,25 +37,33 @@ test('overlay and reproduction badge per panel', async ({ page }) => {
     '1',
   );
 
-  // wine · feature · 5: every point of both algorithms is the published one.
+  // The dashed curves have their own legend entry.
+  await expect(feature.locator('.reference-legend text')).toHaveText('RSB published');
+
+  // wine · feature · 5: every point of both algorithms is the published one (the original's seeds).
   const fb = feature.getByTestId('reproduced-badge');
-  await expect(fb).toContainText('Reproduced');
-  await expect(fb).toContainText('12/12 within noise · 12 exact · mean Δ ±0.00 pp');
+  await expect(fb).toHaveAttribute('data-verdict', 'reproduced');
+  await expect(fb.locator('summary')).toHaveText(
+    "✓ Reproduced 12/12 points agree · no one-sided lean · 5 seeds vs the original's 5 · 12 exactly equal · mean Δ ±0.00 pp",
+  );
   // wine · label · 5: t = 0 is a known defect of the published file (left out, said so); Tri-Training
-  // differs at two points, within noise.
+  // differs at two points, within the noise of the means.
   const lb = label.getByTestId('reproduced-badge');
   await expect(lb).toHaveAttribute('data-points', '10');
-  await expect(lb).toHaveAttribute('data-within', '10');
+  await expect(lb).toHaveAttribute('data-agree', '10');
   await expect(lb).toHaveAttribute('data-exact', '8');
   await expect(lb).toContainText('mean Δ +0.11 pp');
   await lb.locator('summary').click();
   await expect(lb).toContainText('2 published points left out as known defects');
-  await expect(lb).toContainText('Tri-Training: 5/5 within noise · 3 exact · mean Δ +0.22 pp');
+  await expect(lb).toContainText(
+    "Tri-Training: 5/5 points agree · no one-sided lean · 5 seeds vs the original's 5 · 3 exactly equal · mean Δ +0.22 pp",
+  );
+  await expect(lb).toContainText('A point agrees when |Δ| ≤ 2·√(s_pub²/n_pub + s_ours²/n_ours) + 1e-6');
 
   // Hiding an algorithm drops its reference too.
   await feature.locator('.legend-item[data-algorithm="tritraining"]').click();
   await expect(feature.locator('.published path.published-line')).toHaveCount(1);
-  await expect(feature.getByTestId('reproduced-badge')).toContainText('6/6 within noise');
+  await expect(feature.getByTestId('reproduced-badge')).toContainText('6/6 points agree');
 
   await page.getByTestId('published-toggle').uncheck();
   await expect(grid.locator('svg.rac-chart .published path')).toHaveCount(0);

@@ -67,6 +67,18 @@ export interface RacChartOptions {
    * lines with grey bands; null entries are gaps. Default none.
    */
   reference?: readonly ReferenceCurve[];
+  /**
+   * Legend entry of the reference curves (a grey dashed line and this text, in its own row under
+   * the legend), e.g. "RSB published · finetune". Default none (no entry, no row).
+   */
+  referenceLabel?: string | null;
+  /** Draw the reference fainter: a different protocol, shown for orientation only. Default false. */
+  referenceMuted?: boolean;
+  /**
+   * The reproduction verdict in words. Kept on the SVG as `data-reference-note` (the page shows it
+   * in its badge); exports write it under the figure with `appendFigureNote`. Default none.
+   */
+  referenceNote?: string | null;
 }
 
 /** A published curve to draw for comparison (see src/lib/published). */
@@ -103,7 +115,7 @@ export const PRINT_WIDTH_PT = (defaults.width * 8) / defaults.fontSize;
 /** Size of the chart in user units, to reserve its box before it is drawn. */
 export function racChartSize(
   nLegend: number,
-  options: Pick<RacChartOptions, 'width' | 'plotHeight' | 'legendColumns' | 'legend'> = {},
+  options: Pick<RacChartOptions, 'width' | 'plotHeight' | 'legendColumns' | 'legend' | 'referenceLabel'> = {},
 ): { width: number; height: number } {
   const width = options.width ?? defaults.width;
   const plotHeight = options.plotHeight ?? defaults.plotHeight;
@@ -112,7 +124,11 @@ export function racChartSize(
       ? 0
       : Math.ceil(Math.max(1, nLegend) / (options.legendColumns ?? defaults.legendColumns));
   const { top, bottom } = defaults.margin;
-  return { width, height: top + plotHeight + bottom + rows * defaults.legendRow + defaults.captionRow + 6 };
+  const refRow = options.referenceLabel ? defaults.legendRow : 0;
+  return {
+    width,
+    height: top + plotHeight + bottom + rows * defaults.legendRow + refRow + defaults.captionRow + 6,
+  };
 }
 
 /** The marker shape of an algorithm: its palette slot, so colour and shape go together. */
@@ -136,6 +152,53 @@ export function bandCaption(curves: readonly CurveRecord[]): string {
   const hi = Math.max(...ns);
   const n = lo === hi ? `n = ${lo}` : `n = ${lo}–${hi}`;
   return `Lines: mean over ${n} seed${hi === 1 ? '' : 's'}; bands: ±1 population std.`;
+}
+
+/** Lines of at most `maxChars` characters, broken at spaces (a longer word stays whole). */
+export function wrapWords(text: string, maxChars: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > maxChars) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** Line height of a figure note, in user units. */
+const NOTE_ROW = 14;
+
+/**
+ * Writes a chart's reference note (its `data-reference-note`: the reproduction verdict) under the
+ * figure as text lines, and grows the viewBox to hold them, so an exported panel carries the
+ * badge the page shows beside it. For a clone about to be exported; a chart without a note is
+ * left as it is. Returns the figure's size in user units.
+ */
+export function appendFigureNote(svg: SVGSVGElement): { width: number; height: number } {
+  const [, , w, h] = (svg.getAttribute('viewBox') ?? '').split(/[\s,]+/).map(Number);
+  const width = Number.isFinite(w) && w > 0 ? w : Number(svg.getAttribute('width')) || defaults.width;
+  const height = Number.isFinite(h) && h > 0 ? h : Number(svg.getAttribute('height')) || 0;
+  const note = svg.getAttribute('data-reference-note');
+  if (!note) return { width, height };
+  const doc = svg.ownerDocument;
+  const lines = wrapWords(note, Math.floor((width - 16) / ((defaults.fontSize - 1) * 0.56)));
+  const g = doc.createElementNS(SVG_NS, 'g');
+  g.setAttribute('class', 'figure-note');
+  g.setAttribute('font-size', String(defaults.fontSize - 1));
+  lines.forEach((text, i) => {
+    const t = doc.createElementNS(SVG_NS, 'text');
+    t.setAttribute('x', '8');
+    t.setAttribute('y', String(height + (i + 1) * NOTE_ROW - 2));
+    t.textContent = text;
+    g.append(t);
+  });
+  svg.append(g);
+  const grown = height + lines.length * NOTE_ROW + 4;
+  svg.setAttribute('viewBox', `0 0 ${width} ${grown}`);
+  return { width, height: grown };
 }
 
 /** "iris · distribution · 5 labels" */
@@ -278,7 +341,9 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
       .y1((v, i) => y(Math.min(1, v + c.std[i])))
       .digits(2)(c.mean);
 
-  if (refs.length) drawReference(svg.append('g').attr('class', 'published'), refs, x, y);
+  if (refs.length)
+    drawReference(svg.append('g').attr('class', 'published'), refs, x, y, options.referenceMuted ?? false);
+  if (options.referenceNote) svg.attr('data-reference-note', options.referenceNote);
 
   svg
     .append('g')
@@ -363,11 +428,16 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
     });
   }
   const rows = showLegend ? Math.ceil(Math.max(1, legendIds.length) / legendColumns) : 0;
+  let below = legendTop + rows * defaults.legendRow;
+  if (options.referenceLabel) {
+    drawReferenceLegend(svg, options.referenceLabel, m.left, below, options.referenceMuted ?? false);
+    below += defaults.legendRow;
+  }
   svg
     .append('text')
     .attr('class', 'caption')
     .attr('x', 8)
-    .attr('y', legendTop + rows * defaults.legendRow + 12)
+    .attr('y', below + 12)
     .attr('font-size', defaults.fontSize - 1)
     .attr('fill-opacity', 0.8)
     .text(bandCaption(shown));
@@ -376,14 +446,45 @@ export function racChart(curves: readonly CurveRecord[], options: RacChartOption
   return svg.node()!;
 }
 
+/** Grey of the reference curves; muted (a different protocol) draws them at this opacity. */
+const REFERENCE_STROKE = '#7a7a7a';
+const REFERENCE_MUTED_OPACITY = 0.55;
+
+/** The legend row of the reference curves: a grey dashed line and its label (not a toggle). */
+function drawReferenceLegend(
+  svg: Sel<SVGSVGElement>,
+  label: string,
+  left: number,
+  top: number,
+  muted: boolean,
+): void {
+  const g = svg
+    .append('g')
+    .attr('class', 'reference-legend')
+    .attr('transform', `translate(${left},${top})`)
+    .attr('opacity', muted ? REFERENCE_MUTED_OPACITY : null);
+  g.append('line')
+    .attr('x1', 0)
+    .attr('x2', 22)
+    .attr('y1', 8)
+    .attr('y2', 8)
+    .attr('stroke', REFERENCE_STROKE)
+    .attr('stroke-width', 1.5)
+    .attr('stroke-dasharray', '3 3');
+  g.append('text').attr('x', 28).attr('y', 12).text(label);
+}
+
 /** The published reference: a grey ±std band and a thin grey dashed mean line per algorithm. */
 function drawReference(
   g: Sel,
   refs: readonly ReferenceCurve[],
   x: d3.ScaleLinear<number, number>,
   y: d3.ScaleLinear<number, number>,
+  muted: boolean,
 ): void {
   const ok = (v: number | null): v is number => v !== null && Number.isFinite(v);
+  // A different protocol is drawn fainter (PROTOCOL-IMAGE-TEXT.md §9: de-emphasised).
+  if (muted) g.attr('opacity', REFERENCE_MUTED_OPACITY).attr('data-muted', 'true');
   for (const r of refs) {
     const pts = T_GRID.map((t, i) => ({ t, m: r.mean[i], s: r.std[i] }));
     g.append('path')
@@ -405,7 +506,7 @@ function drawReference(
       .attr('class', 'published-line')
       .attr('data-algorithm', r.algorithm)
       .attr('fill', 'none')
-      .attr('stroke', '#7a7a7a')
+      .attr('stroke', REFERENCE_STROKE)
       .attr('stroke-width', 1)
       .attr('stroke-dasharray', '3 3')
       .attr(

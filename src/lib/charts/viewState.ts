@@ -1,6 +1,6 @@
 /**
- * What the results view shows: metric form, EA's P_T, hidden algorithms, explain overlays and the
- * table's sort. Plain JSON, so it travels in a permalink; `parseViewState` takes anything (a
+ * What the results view shows: metric form, EA's P_T, hidden algorithms, explain overlays, the
+ * table's sort and the published-reference overlay. Plain JSON, so it travels in a permalink; `parseViewState` takes anything (a
  * decoded link, a stored record) and keeps each valid field, falling back to the default for the
  * rest. It never throws.
  */
@@ -36,6 +36,11 @@ export interface ResultsViewState {
   /** Metrics drawn on the charts, in EXPLAIN_KEYS order. */
   explain: ExplainKey[];
   sort: { column: string; dir: 'asc' | 'desc' };
+  /**
+   * The published-reference overlay (curves, legend entry and verdict badge) is on. Absent when
+   * off, so views (and links) from before it existed read exactly as they did.
+   */
+  published?: boolean;
 }
 
 export const DEFAULT_VIEW: Readonly<ResultsViewState> = Object.freeze({
@@ -109,11 +114,13 @@ export function parseViewState(x: unknown): ResultsViewState {
     }
   };
   const base = defaultView();
-  return {
+  const view: ResultsViewState = {
     metricForm: safe(() => (field(x, 'metricForm') === 'code' ? 'code' : 'integral'), base.metricForm),
     pt: safe(() => parsePT(field(x, 'pt')), base.pt),
     hidden: safe(() => parseHidden(field(x, 'hidden')), base.hidden),
     explain: safe(() => parseExplain(field(x, 'explain')), base.explain),
     sort: safe(() => parseSort(field(x, 'sort')), base.sort),
   };
+  if (safe(() => field(x, 'published') === true, false)) view.published = true;
+  return view;
 }

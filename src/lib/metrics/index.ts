@@ -9,7 +9,7 @@ import { UNIFORM_PT, type PT } from './pt.ts';
 
 export { codeMetrics, type CodeMetrics } from './code.ts';
 export { integralMetrics, type IntegralMetrics } from './integral.ts';
-export { betaShapeError, PT_BETA_RANGE, validatePT, UNIFORM_PT, type PT } from './pt.ts';
+export { betaShapeError, gridWeightError, PT_BETA_RANGE, validatePT, UNIFORM_PT, type PT } from './pt.ts';
 export { regularizedIncompleteBeta, logBeta, logGamma } from './incompleteBeta.ts';
 export { MetricInputError, CURVE_POINTS } from './curve.ts';
 

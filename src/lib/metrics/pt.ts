@@ -28,6 +28,23 @@ export function betaShapeError(v: unknown, name: string): string | null {
   return null;
 }
 
+/**
+ * Why `v` cannot be a grid weight, or null when it can: 0, or a finite *normal* positive number.
+ * Subnormal weights (below 2.2e-308, e.g. 5e-324) are refused: w·a rounds to w itself at that
+ * scale, so a curve at 0.933 would score EA 1.000. Large finite weights are fine: the EA scales
+ * the weights by their maximum first, so 1e308 six times is the plain mean, not ∞/∞.
+ */
+export function gridWeightError(v: unknown): string | null {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    return `must be a finite number ≥ 0, got ${String(v)}.`;
+  if (v > 0 && v < MIN_NORMAL)
+    return `must be 0 or at least ${MIN_NORMAL} (a normal double: smaller weights lose their precision), got ${v}.`;
+  return null;
+}
+
+/** The smallest positive normal double (2^-1022). */
+export const MIN_NORMAL = 2.2250738585072014e-308;
+
 /** Throws a MetricInputError unless `pt` is a well-formed P_T. */
 export function validatePT(pt: unknown): asserts pt is PT {
   if (pt === null || typeof pt !== 'object') {
@@ -54,11 +71,10 @@ export function validatePT(pt: unknown): asserts pt is PT {
         );
       }
       w.forEach((v, i) => {
-        if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-          throw new MetricInputError(`P_T grid: weight ${i} must be a finite number ≥ 0, got ${String(v)}.`);
-        }
+        const error = gridWeightError(v);
+        if (error) throw new MetricInputError(`P_T grid: weight ${i} ${error}`);
       });
-      if (!((w as number[]).reduce((s, v) => s + v, 0) > 0)) {
+      if (!(w as number[]).some((v) => v > 0)) {
         throw new MetricInputError('P_T grid: the weights sum to 0; at least one weight must be positive.');
       }
       return;
@@ -103,11 +119,15 @@ export function expectedAccuracy(a: readonly number[], pt: PT, auc: number): num
     case 'beta':
       return betaExpectedAccuracy(a, pt.alpha, pt.beta);
     case 'grid': {
+      // Scaled by the largest weight, so the sum of six weights near 1.8e308 cannot overflow to ∞
+      // (validatePT has refused the subnormal weights that would lose their precision).
+      const max = Math.max(...pt.weights);
       let num = 0;
       let den = 0;
       for (let i = 0; i < CURVE_POINTS; i++) {
-        num += pt.weights[i] * a[i];
-        den += pt.weights[i];
+        const w = pt.weights[i] / max;
+        num += w * a[i];
+        den += w;
       }
       return num / den;
     }

@@ -5,9 +5,11 @@
  *
  * Links come from strangers. Before anything is parsed: the text is capped (MAX_LINK_PAYLOAD),
  * the unpacked size is capped (MAX_UNPACKED_BYTES, stops zip bombs), the cell count is capped,
- * and the rebuilt run goes through the full schema (parseRun). Every failure is a LinkError whose
+ * and the rebuilt run goes through the full schema (parseRun) and the plan and registry checks
+ * (cellProblem). Every failure is a LinkError whose
  * message is one plain sentence for the page.
  */
+import { cellProblem } from '../suite/merge.ts';
 import { SchemaError, type RunRecord } from '../suite/schema.ts';
 import { decodeBase64Url, encodeBase64Url } from './base64url.ts';
 import { deflateRaw, inflateRawCapped, InflateError } from './compress.ts';
@@ -89,10 +91,15 @@ export function decodeRunLink(payload: string): RunRecord {
   } catch {
     throw broken('its content is not valid JSON');
   }
+  let run: RunRecord;
   try {
-    return decode(json);
+    run = decode(json);
   } catch (e) {
     if (e instanceof SchemaError) throw broken(`a value is invalid at ${e.message}`);
     throw broken(e instanceof Error ? e.message : String(e));
   }
+  // Schema-valid is not enough: the cells must be ones their plan and the registries allow.
+  const problem = cellProblem(run);
+  if (problem) throw broken(problem.replace(/\.$/, ''));
+  return run;
 }

@@ -1,8 +1,10 @@
 /**
  * Run records as files: export (pretty JSON of `rsb-run/2`, or `rsb-run/3` for image/text runs)
  * and import with full validation. Import errors are ImportError with one plain sentence: not
- * JSON, wrong schema version, or the path of the first invalid field.
+ * JSON, wrong schema version, the path of the first invalid field, or (cellProblem) the first
+ * cell its plan and the registries say cannot be (outside the plan, iris with N 151, mnist).
  */
+import { cellProblem } from '../suite/merge.ts';
 import { parseRun, RUN_SCHEMA, SchemaError, type RunRecord } from '../suite/schema.ts';
 import { parseRunV3, RUN_SCHEMA_V3, type ModalRunRecord } from '../suite/schemaV3.ts';
 
@@ -41,6 +43,14 @@ export function runFileName(run: Pick<RunRecord, 'id'>, ext: string): string {
 
 /** Parses and validates a run file of either suite. `name` is for messages. */
 export function parseAnyRunFile(text: string, name = 'the file'): AnyRun {
+  const got = parseAnyRunSchema(text, name);
+  // Schema-valid is not enough: the cells must be ones their plan and the registries allow.
+  const problem = cellProblem(got.run);
+  if (problem) throw new ImportError(`${name} is not a run RAC Bench could have made: ${problem}`);
+  return got;
+}
+
+function parseAnyRunSchema(text: string, name: string): AnyRun {
   if (text.length > MAX_RUN_FILE_BYTES) {
     throw new ImportError(
       `${name} is too large (${(text.length / 1e6).toFixed(0)} MB; at most ${MAX_RUN_FILE_BYTES / 1e6} MB is read).`,

@@ -14,8 +14,9 @@
  *                                   ("lp.gamma:5,xgb.maxDepth:3"; the CLI's --option lp.gamma=5)
  *   sub                             PROTOCOL.md §9 subsampling ("test:2000,unlabeled:5000,seed:1";
  *                                   the CLI's --subsample test=2000,unlabeled=5000,seed=1)
- *   form pt hide explain sort       the results view (metric form, EA's P_T, hidden algorithms,
- *                                   explain overlays, table sort)       results/compare pages only
+ *   form pt hide explain sort pub   the results view (metric form, EA's P_T, hidden algorithms,
+ *                                   explain overlays, table sort, published overlay "on")
+ *                                                                       results/compare pages only
  *   run                             a run from this browser's history   results page only
  *   r                               the results themselves (`1.<payload>`, lib/share/permalink.ts)
  */
@@ -88,6 +89,8 @@ export interface UrlFields {
   hide: string[];
   explain: ExplainKey[];
   sort: ResultsViewState['sort'];
+  /** The published-reference overlay: 'on', or absent (off; links from before it read as off). */
+  pub: 'off' | 'on';
   run: string;
   r: string;
 }
@@ -150,7 +153,8 @@ function decodePT(raw: string): PT {
       : kind === 'grid'
         ? { kind, weights: nums }
         : { kind };
-  if (kind === 'beta') validatePT(candidate); // its message (e.g. the supported range) goes into the notice
+  // Its message (the supported Beta range, a grid weight that is not a normal number) goes into the notice.
+  if (kind === 'beta' || kind === 'grid') validatePT(candidate);
   const pt = parseViewState({ pt: candidate }).pt;
   if (pt.kind !== kind) throw new Error('expected uniform, beta:a,b or grid: and six weights');
   return pt;
@@ -244,6 +248,7 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
     encode: (s) => `${s.column}:${s.dir}`,
     pages: VIEW_PAGES,
   },
+  pub: { ...oneOf(['off', 'on'] as const, 'off'), pages: VIEW_PAGES },
   run: {
     default: '',
     decode: (raw) => {
@@ -406,6 +411,43 @@ export function planToFields(
   };
 }
 
+/** The hash fields that describe a plan (all of planToFields' keys). */
+const PLAN_KEYS = [
+  'preset',
+  'ds',
+  'set',
+  'labels',
+  'alg',
+  'seeds',
+  't',
+  'mode',
+  'quirks',
+  'take0',
+  't0',
+  'scaler',
+  'ssgmm',
+  't0ds',
+  'offset',
+  'opt',
+  'sub',
+] as const satisfies readonly (keyof UrlFields)[];
+
+/**
+ * The hash fields of the planner's plan, for `withFields`: a preset by its name alone (its other
+ * plan fields removed), a custom plan in full. The Run page writes them at every planner change.
+ */
+export function planUrlFields(
+  preset: string,
+  plan: Omit<RunPlanSpec, 'preset'> & { preset: string | null },
+): Partial<UrlFields> {
+  if (preset !== 'custom') {
+    const cleared: Partial<UrlFields> = {};
+    for (const k of PLAN_KEYS) (cleared as Record<string, undefined>)[k] = undefined;
+    return { ...cleared, preset };
+  }
+  return { ...planToFields(plan), preset: 'custom' };
+}
+
 /**
  * The plan in the hash, or null when the hash names none (no `ds`, `alg` or `preset`). Lists
  * missing from the hash are empty; the planner reports them (validatePlan).
@@ -451,9 +493,17 @@ export function viewToFields(view: ResultsViewState): Partial<UrlFields> {
     hide: [...view.hidden],
     explain: [...view.explain],
     sort: { ...view.sort },
+    pub: view.published ? 'on' : 'off',
   };
 }
 
 export function viewFromFields(f: Partial<UrlFields>): ResultsViewState {
-  return parseViewState({ metricForm: f.form, pt: f.pt, hidden: f.hide, explain: f.explain, sort: f.sort });
+  return parseViewState({
+    metricForm: f.form,
+    pt: f.pt,
+    hidden: f.hide,
+    explain: f.explain,
+    sort: f.sort,
+    published: f.pub === 'on',
+  });
 }

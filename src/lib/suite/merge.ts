@@ -4,9 +4,17 @@
  * protocol version, other overrides, other hyperparameters for the same algorithm, another
  * content (SHA-256) for the same dataset. Results that differ in any of these must not be pooled.
  */
+import { DATASET_IDS, DATASETS, isBuiltinDatasetId } from '../data/registry.ts';
+import { PANEL_DATASETS, isPanelDatasetId } from '../data/modal/panels.ts';
+import { findAlgorithm } from '../models/catalogue.ts';
+import { DEEP_METHOD_IDS } from '../models/deep/methods/registry.ts';
+import { T_GRID } from '../types.ts';
+import type { CurveCell } from './curves.ts';
+import { modalCurveCell, modalPanelId } from './modalCurves.ts';
 import { cellKey } from './plan.ts';
 import { versionMismatch } from './protocolVersion.ts';
 import type { CellResult, RunRecord } from './schema.ts';
+import type { ModalCellResult, ModalRunRecord } from './schemaV3.ts';
 
 export class MergeError extends Error {
   constructor(message: string) {
@@ -60,6 +68,10 @@ interface Seen<T> {
 export function mergeRuns(runs: readonly RunRecord[], names: readonly string[] = []): RunRecord {
   if (runs.length === 0) throw new MergeError('Nothing to merge.');
   const name = (i: number) => names[i] ?? `run ${i + 1}`;
+  runs.forEach((run, i) => {
+    const problem = cellProblem(run);
+    if (problem) throw new MergeError(`${name(i)} cannot be merged: ${problem}`);
+  });
   const cells = new Map<string, CellResult>();
   const hashes = new Map<string, Seen<string>>();
   const versions: { first: Seen<string> | null } = { first: null };
@@ -217,5 +229,179 @@ export function viewProblems(run: Pick<RunRecord, 'plan' | 'cells'>): string[] {
     problems.push(
       `The cells come from ${versions.size} protocol versions (${[...versions].join(', ')}); they must not be pooled.`,
     );
+  // Runs that entered without a file check (this browser's history) get it here.
+  const impossible = cellProblem(run);
+  if (impossible) problems.push(`${impossible.charAt(0).toUpperCase()}${impossible.slice(1)}`);
   return problems.slice(0, 5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cells against their plan and the registries
+
+/** "0–4", "0, 2, 7" (a short list of numbers). */
+function listText(xs: readonly (number | string)[]): string {
+  const shown = xs.slice(0, 8).map(String).join(', ');
+  return xs.length > 8 ? `${shown}, …` : shown;
+}
+
+type AnyRunLike =
+  Pick<RunRecord, 'plan' | 'cells'> | { plan: ModalRunRecord['plan']; cells: readonly ModalCellResult[] };
+
+const isModalRun = (run: AnyRunLike): run is { plan: ModalRunRecord['plan']; cells: ModalCellResult[] } =>
+  'spec' in run.plan;
+
+/** The image/text methods: Supervised and the deep methods but the tabular FT-Transformer. */
+const MODAL_METHODS: ReadonlySet<string> = new Set([
+  'supervised',
+  ...DEEP_METHOD_IDS.filter((id) => id !== 'ftt'),
+]);
+
+interface PlanLists {
+  datasets: readonly string[];
+  settings: readonly string[];
+  labels: readonly number[];
+  algorithms: readonly string[];
+  seeds: readonly number[];
+  tIndices: readonly number[];
+}
+
+/** A test of a cell's coordinates against its plan's lists (sets: a plan may list 100 000 seeds). */
+function planMembership(plan: PlanLists) {
+  const sets = {
+    datasets: new Set(plan.datasets),
+    settings: new Set(plan.settings),
+    labels: new Set(plan.labels),
+    algorithms: new Set(plan.algorithms),
+    seeds: new Set(plan.seeds),
+    tIndices: new Set(plan.tIndices),
+  };
+  /** Which coordinate of a cell its plan does not list, or null. */
+  return (c: {
+    dataset: string;
+    setting: string;
+    labels: number;
+    algorithm: string;
+    seed: number;
+    t_index: number;
+  }): string | null => {
+    if (!sets.datasets.has(c.dataset))
+      return `dataset ${c.dataset} is not among its datasets (${listText(plan.datasets)})`;
+    if (!sets.settings.has(c.setting))
+      return `setting ${c.setting} is not among its settings (${listText(plan.settings)})`;
+    if (!sets.labels.has(c.labels))
+      return `labels ${c.labels} is not among its labels (${listText(plan.labels)})`;
+    if (!sets.algorithms.has(c.algorithm))
+      return `algorithm ${c.algorithm} is not among its algorithms (${listText(plan.algorithms)})`;
+    if (!sets.seeds.has(c.seed)) return `seed ${c.seed} is not among its seeds (${listText(plan.seeds)})`;
+    if (!sets.tIndices.has(c.t_index))
+      return `t = ${T_GRID[c.t_index]} is not among its t (${listText(plan.tIndices.map((i) => T_GRID[i]))})`;
+    return null;
+  };
+}
+
+/** Why a tabular cell cannot be a record of its dataset and algorithm, or null. */
+function tabularRegistryProblem(c: CellResult): string | null {
+  const d = c.dataset;
+  if (isBuiltinDatasetId(d.id)) {
+    const info = DATASETS[d.id];
+    if (d.N !== info.N || d.d !== info.d || d.k !== info.k)
+      return `records ${d.id} with N ${d.N}, d ${d.d}, k ${d.k}, but ${d.id} has N ${info.N}, d ${info.d}, k ${info.k}`;
+  } else if (!d.id.startsWith('user:')) {
+    return `names dataset "${d.id}", which is neither built in (${DATASET_IDS.join(', ')}) nor a user dataset ("user:…")`;
+  }
+  if (!findAlgorithm(c.algorithm.name))
+    return `names algorithm "${c.algorithm.name}", which RAC Bench does not have`;
+  return null;
+}
+
+/** Why an image/text cell cannot be a record of its panel and method, or null. */
+function modalRegistryProblem(c: ModalCellResult): string | null {
+  const id = c.dataset.id;
+  if (!isPanelDatasetId(id))
+    return `names dataset "${id}", which is not an image/text panel (${Object.keys(PANEL_DATASETS).join(', ')})`;
+  const panel = PANEL_DATASETS[id];
+  if (panel.labels[c.setting] === undefined)
+    return `runs ${panel.title} under ${c.setting}, a panel it does not have (${Object.keys(panel.labels).join(', ')})`;
+  const pair =
+    'pair' in c.dataset && c.dataset.pair ? `${c.dataset.pair.source}->${c.dataset.pair.target}` : null;
+  if (pair !== null && !panel.pairs?.includes(pair))
+    return `runs ${panel.title} on the pair ${pair}, which it does not have (${(panel.pairs ?? []).join(', ') || 'none'})`;
+  if (c.dataset.k !== panel.k)
+    return `records ${panel.title} with k ${c.dataset.k}, but it has ${panel.k} classes`;
+  if (!MODAL_METHODS.has(c.algorithm.name))
+    return `names method "${c.algorithm.name}", which is not an image/text method (${[...MODAL_METHODS].join(', ')})`;
+  return null;
+}
+
+/**
+ * JSON with sorted keys of what keeps curves apart (the dataset's content and the protocol).
+ * Cached per record: a live run is checked again at each new cell, and records never change.
+ */
+const identities = new WeakMap<CurveCell, string>();
+function curveIdentity(c: CurveCell): string {
+  let id = identities.get(c);
+  if (id === undefined) {
+    id = canonical([c.dataset.sha256, c.protocol]);
+    identities.set(c, id);
+  }
+  return id;
+}
+
+/**
+ * Why a run's cells cannot be what its plan ran, in one sentence, or null. Catches what each
+ * record's schema lets through: a cell outside the plan's lists, a built-in dataset with another
+ * shape than the registry's (iris with N 151), a dataset or algorithm the registry does not have
+ * (mnist), and one algorithm under two protocols in one panel (two `protocol.overrides`: two
+ * curves of one algorithm, which no view can key apart). Used where a run enters: run files,
+ * links, `merge`, `published`, and the Results page.
+ */
+export function cellProblem(run: AnyRunLike): string | null {
+  const modal = isModalRun(run);
+  const plan = run.plan;
+  for (const ds of plan.datasets) {
+    if (modal ? !isPanelDatasetId(ds) : !isBuiltinDatasetId(ds) && !ds.startsWith('user:'))
+      return `the plan names dataset "${ds}", which RAC Bench does not have.`;
+  }
+  const pairs = modal && 'pairs' in plan ? plan.pairs : undefined;
+  const outsidePlan = planMembership(plan);
+  const seen = new Map<string, { identity: string; index: number }>();
+  for (let i = 0; i < run.cells.length; i++) {
+    const cell = run.cells[i];
+    const curve: CurveCell = modal ? modalCurveCell(cell as ModalCellResult) : (cell as CellResult);
+    const coordinates = {
+      dataset: cell.dataset.id,
+      setting: cell.setting,
+      labels: cell.labels,
+      algorithm: cell.algorithm.name,
+      seed: cell.seed,
+      t_index: cell.t_index,
+    };
+    // Only written when a sentence needs it (the check runs again at each cell of a live run).
+    const where = () =>
+      `cells[${i}] (${modal ? modalPanelId(cell as ModalCellResult) : cell.dataset.id}, ${cell.setting}, labels ${cell.labels}, ${cell.algorithm.name}, t=${T_GRID[cell.t_index]}, seed ${cell.seed})`;
+    const outside = outsidePlan(coordinates);
+    if (outside) return `${where()} lies outside the run's plan: ${outside}.`;
+    if (modal && pairs && curve.dataset.id.includes(':')) {
+      const pair = curve.dataset.id.slice(curve.dataset.id.indexOf(':') + 1);
+      if (!pairs.includes(pair))
+        return `${where()} lies outside the run's plan: the pair ${pair} is not among its pairs (${listText(pairs)}).`;
+    }
+    const registry = modal
+      ? modalRegistryProblem(cell as ModalCellResult)
+      : tabularRegistryProblem(cell as CellResult);
+    if (registry) return `${where()} ${registry}.`;
+    const key = JSON.stringify([curve.dataset.id, curve.setting, curve.labels, curve.algorithm.name]);
+    const identity = curveIdentity(curve);
+    const first = seen.get(key);
+    if (!first) seen.set(key, { identity, index: i });
+    else if (first.identity !== identity) {
+      const a = run.cells[first.index];
+      const what =
+        canonical(a.protocol.overrides) !== canonical(cell.protocol.overrides)
+          ? `protocol.overrides ${canonical(a.protocol.overrides)} in cells[${first.index}] and ${canonical(cell.protocol.overrides)} in cells[${i}]`
+          : `another protocol or dataset content in cells[${first.index}] and cells[${i}]`;
+      return `${cell.algorithm.name} on ${curve.dataset.id} · ${curve.setting} · ${curve.labels} labels has ${what}; a run holds one protocol per algorithm and panel, so its curve cannot be drawn.`;
+    }
+  }
+  return null;
 }

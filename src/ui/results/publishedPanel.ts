@@ -1,41 +1,41 @@
-/** One panel against the published reference: the curves to overlay and the badge's numbers. */
+/**
+ * One panel against the published table, as the chart draws it: the dashed reference curves, their
+ * legend entry ("RSB published · finetune (different protocol)") and the verdict line that exports
+ * carry under the figure. The comparison itself is lib/published (comparePanel).
+ */
 import type { ReferenceCurve } from '../../lib/charts/racChart.ts';
 import {
-  combine,
-  publishedSeries,
-  reproduction,
-  type PublishedTable,
-  type Reproduction,
+  comparisonHeadline,
+  comparisonSummary,
+  referenceLegend,
+  type PanelComparison,
 } from '../../lib/published/reference.ts';
-import type { Panel } from '../../lib/suite/curves.ts';
 
-export interface PanelReference {
-  /** Reference curves of the panel's shown algorithms that have a published series. */
-  curves: ReferenceCurve[];
-  /** Per algorithm, then all together. */
-  perAlgorithm: { algorithm: string; source: string; r: Reproduction }[];
-  total: Reproduction;
+export interface PanelOverlay {
+  reference: ReferenceCurve[];
+  referenceLabel: string | null;
+  referenceMuted: boolean;
+  referenceNote: string | null;
 }
 
-export function panelReference(
-  table: PublishedTable,
-  panel: Panel,
-  hidden: readonly string[],
-): PanelReference | null {
-  const curves: ReferenceCurve[] = [];
-  const perAlgorithm: PanelReference['perAlgorithm'] = [];
-  for (const c of panel.curves) {
-    if (hidden.includes(c.algorithm)) continue;
-    const ref = publishedSeries(table, {
-      dataset: panel.dataset,
-      setting: panel.setting,
-      labels: panel.labels,
-      algorithm: c.algorithm,
-    });
-    if (!ref) continue;
-    curves.push({ algorithm: c.algorithm, mean: ref.mean, std: ref.std });
-    perAlgorithm.push({ algorithm: c.algorithm, source: ref.source, r: reproduction(c, ref) });
-  }
-  if (!perAlgorithm.length) return null;
-  return { curves, perAlgorithm, total: combine(perAlgorithm.map((a) => a.r)) };
+export const NO_OVERLAY: PanelOverlay = Object.freeze({
+  reference: [],
+  referenceLabel: null,
+  referenceMuted: false,
+  referenceNote: null,
+}) as PanelOverlay;
+
+/** "✓ Reproduced: 12/12 points agree · …" (the badge's words, for the figure). */
+export function verdictLine(pc: PanelComparison, label: (id: string) => string): string {
+  return `${pc.label} · ${comparisonHeadline(pc)}: ${comparisonSummary(pc, label)}`;
+}
+
+export function panelOverlay(pc: PanelComparison | null, label: (id: string) => string): PanelOverlay {
+  if (!pc) return NO_OVERLAY;
+  return {
+    reference: pc.curves.map((c) => ({ algorithm: c.algorithm, mean: c.series.mean, std: c.series.std })),
+    referenceLabel: pc.curves.length ? referenceLegend(pc) : null,
+    referenceMuted: pc.verdict === 'different-protocol',
+    referenceNote: verdictLine(pc, label),
+  };
 }

@@ -2,7 +2,11 @@
  * Charts as files: the RAC panels on the page (svg.rac-chart) cloned with their computed styles
  * inlined, so the file looks as on screen without the page's CSS (and keeps dark mode colours
  * resolved). Several panels are laid out on one sheet. PNG goes through a canvas at 2× scale.
+ * A panel compared with the published curves carries its verdict under the figure
+ * (appendFigureNote), as the page shows it in the badge beside the chart.
  */
+import { appendFigureNote } from '../../lib/charts/racChart.ts';
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 /** Properties that decide how a chart looks; everything else keeps the SVG defaults. */
 const STYLE_PROPS = [
@@ -46,7 +50,13 @@ export function chartsToSvg(
   background: string,
 ): { text: string; width: number; height: number } {
   const cols = Math.min(2, charts.length);
-  const sizes = charts.map(sizeOf);
+  const clones = charts.map((svg) => {
+    const clone = svg.cloneNode(true) as SVGSVGElement;
+    inlineStyles(svg, clone);
+    const { width, height } = appendFigureNote(clone);
+    return { clone, size: width > 0 && height > 0 ? { w: width, h: height } : sizeOf(svg) };
+  });
+  const sizes = clones.map((c) => c.size);
   const cellW = Math.max(...sizes.map((s) => s.w));
   const cellH = Math.max(...sizes.map((s) => s.h));
   const rows = Math.ceil(charts.length / cols);
@@ -63,9 +73,7 @@ export function chartsToSvg(
   bg.setAttribute('height', '100%');
   bg.setAttribute('fill', background);
   sheet.append(bg);
-  charts.forEach((svg, i) => {
-    const clone = svg.cloneNode(true) as SVGSVGElement;
-    inlineStyles(svg, clone);
+  clones.forEach(({ clone }, i) => {
     clone.setAttribute('x', String(pad + (i % cols) * (cellW + pad)));
     clone.setAttribute('y', String(pad + Math.floor(i / cols) * (cellH + pad)));
     clone.setAttribute('width', String(sizes[i].w));
@@ -84,9 +92,10 @@ export function panelToSvg(
   background: string,
   printWidthPt: number,
 ): { text: string; width: number; height: number } {
-  const { w, h } = sizeOf(chart);
   const clone = chart.cloneNode(true) as SVGSVGElement;
   inlineStyles(chart, clone);
+  const grown = appendFigureNote(clone);
+  const { w, h } = grown.width > 0 && grown.height > 0 ? { w: grown.width, h: grown.height } : sizeOf(chart);
   // Interaction layers are not part of the figure.
   clone.querySelectorAll('.hover, .focus-target').forEach((el) => el.remove());
   clone.setAttribute('xmlns', SVG_NS);
