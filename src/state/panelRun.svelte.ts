@@ -51,8 +51,8 @@ export class PanelRunState {
   }
 
   /** Keeps weights the user picked in this browser; the run names them by key. */
-  async keepWeights(file: File): Promise<string> {
-    return this.#start().keepWeights(new Uint8Array(await file.arrayBuffer()));
+  async keepWeights(file: File, kind: 'weights' | 'tokenizer' = 'weights'): Promise<string> {
+    return this.#start().keepWeights(new Uint8Array(await file.arrayBuffer()), kind);
   }
 
   async run(request: Omit<PanelRunRequest, 'backend'>, resumeId: string | null = null): Promise<void> {

@@ -5,9 +5,12 @@
  * made elsewhere (the CLI on a GPU server) is a portable file the page accepts only after checking
  * its header against what it needs and its hash against its bytes.
  *
- * File: magic `RSBBANK1`, header length (uint32 LE), the header line, the blocks in key order
- * (each rows × dim float16 LE, rows in canonical order), then the SHA-256 (32 bytes) of header and
- * blocks, which is the bank's hash.
+ * File: magic `RSBBANK1`, header length (uint32 LE), the header line, for a bank of some rows
+ * only their ids (rows × uint32 LE, ascending), the blocks in key order (each rows × dim float16
+ * LE, rows in canonical order), then the SHA-256 (32 bytes) of header, ids and blocks, which is the
+ * bank's hash. A bank of some rows (a classroom plan's, §7.5, §10) has `row_ids=` in its header: the
+ * SHA-256 of those ids; its rows are the same values a bank of every row holds for them (each view
+ * is drawn from its row's own generator).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -34,7 +37,33 @@ export interface BankKey {
   aug: string;
   dtype: 'float16';
   dim: number;
+  /** Rows held: every row of the file, or the subset whose ids hash to rowIdsSha256. */
   rows: number;
+  /** A bank of some rows: SHA-256 of their ids (uint32 LE, ascending); absent = every row. */
+  rowIdsSha256?: string;
+}
+
+/** The SHA-256 of a bank's row ids (uint32 LE), its key's rowIdsSha256. */
+export function rowIdsSha256(ids: Uint32Array): string {
+  return bytesToHex(sha256(uint32Bytes(ids)));
+}
+
+function uint32Bytes(ids: Uint32Array): Uint8Array {
+  return new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength);
+}
+
+/** Checks a subset's ids: ascending, unique, as many as the key's rows, with the key's hash. */
+function checkRowIds(key: BankKey, ids: Uint32Array | null): void {
+  if (!key.rowIdsSha256) {
+    if (ids) throw new Error('bank: row ids were given for a bank of every row.');
+    return;
+  }
+  if (!ids || ids.length !== key.rows)
+    throw new Error(`bank: a bank of some rows needs its ${key.rows} row ids.`);
+  for (let i = 1; i < ids.length; i++)
+    if (ids[i] <= ids[i - 1]) throw new Error('bank: row ids must be ascending and unique.');
+  if (rowIdsSha256(ids) !== key.rowIdsSha256)
+    throw new Error("bank: the row ids do not hash to the key's row_ids.");
 }
 
 export interface BankBuilderState {
@@ -43,6 +72,8 @@ export interface BankBuilderState {
   data: Uint16Array[];
   /** 1 for each row already extracted, per block. */
   done: Uint8Array[];
+  /** A bank of some rows: their ids. */
+  rowIds?: Uint32Array;
 }
 
 export interface BankBlock {
@@ -62,6 +93,8 @@ export function bankHeader(key: BankKey): string {
     ['weights', key.weightsSha256],
   ] as const)
     if (!hex.test(v)) throw new Error(`bank key: ${name} hash "${v}" is not 64 lower-case hex digits.`);
+  if (key.rowIdsSha256 !== undefined && !hex.test(key.rowIdsSha256))
+    throw new Error(`bank key: row ids hash "${key.rowIdsSha256}" is not 64 lower-case hex digits.`);
   if (key.tokenizerSha256 !== null && !hex.test(key.tokenizerSha256))
     throw new Error(`bank key: tokenizer hash "${key.tokenizerSha256}" is not 64 lower-case hex digits.`);
   for (const [name, v] of Object.entries({
@@ -78,7 +111,8 @@ export function bankHeader(key: BankKey): string {
   return (
     `rsb-bank/1|dataset=${key.dataset}|content=${key.contentSha256}|weights=${key.weightsSha256}` +
     `|tokenizer=${key.tokenizerSha256 ?? '-'}|feature=${key.feature}|variants=${key.variants.join(',')}` +
-    `|K_w=${key.Kw}|K_s=${key.Ks}|seed=${key.seed}|aug=${key.aug}|dtype=${key.dtype}|dim=${key.dim}|rows=${key.rows}\n`
+    `|K_w=${key.Kw}|K_s=${key.Ks}|seed=${key.seed}|aug=${key.aug}|dtype=${key.dtype}|dim=${key.dim}|rows=${key.rows}` +
+    `${key.rowIdsSha256 ? `|row_ids=${key.rowIdsSha256}` : ''}\n`
   );
 }
 
@@ -118,6 +152,7 @@ function parseHeader(line: string): BankKey {
     dtype: 'float16',
     dim: int('dim'),
     rows: int('rows'),
+    ...(f.has('row_ids') ? { rowIdsSha256: get('row_ids') } : {}),
   };
   if (bankHeader(key) !== line) throw new Error('feature bank header is not in canonical form.');
   return key;
@@ -147,13 +182,17 @@ function blockIndex(key: BankKey, variant: string, view: BankView, k: number): n
 export class BankBuilder {
   readonly key: BankKey;
   readonly blocks: BankBlock[];
+  /** A bank of some rows: the file's row id of each stored row; null = row i is row i. */
+  readonly rowIds: Uint32Array | null;
   readonly #data: Uint16Array[];
   readonly #done: Uint8Array[];
   #remaining: number;
 
-  constructor(key: BankKey) {
+  constructor(key: BankKey, rowIds: Uint32Array | null = null) {
     bankHeader(key); // validates
+    checkRowIds(key, rowIds);
     this.key = key;
+    this.rowIds = rowIds;
     this.blocks = bankBlocks(key);
     this.#data = this.blocks.map(() => new Uint16Array(key.rows * key.dim));
     this.#done = this.blocks.map(() => new Uint8Array(key.rows));
@@ -197,12 +236,17 @@ export class BankBuilder {
 
   /** What a resumed extraction needs (stored by the page between sessions): key, blocks, done rows. */
   saveState(): BankBuilderState {
-    return { key: this.key, data: this.#data.map((d) => d.slice()), done: this.#done.map((d) => d.slice()) };
+    return {
+      key: this.key,
+      data: this.#data.map((d) => d.slice()),
+      done: this.#done.map((d) => d.slice()),
+      ...(this.rowIds ? { rowIds: this.rowIds.slice() } : {}),
+    };
   }
 
   /** A builder that continues from `saveState()`; refuses a state of another key or shape. */
   static fromState(state: BankBuilderState): BankBuilder {
-    const b = new BankBuilder(state.key);
+    const b = new BankBuilder(state.key, state.rowIds ?? null);
     const cells = state.key.rows * state.key.dim;
     if (
       state.data.length !== b.blocks.length ||
@@ -226,12 +270,17 @@ export class BankBuilder {
     if (this.#remaining > 0) throw new Error(`the bank is incomplete: ${this.#remaining} rows are missing.`);
     const header = utf8.encode(bankHeader(this.key));
     const blockBytes = this.key.rows * this.key.dim * 2;
-    const body = 12 + header.length + this.blocks.length * blockBytes;
+    const idBytes = this.rowIds ? this.rowIds.length * 4 : 0;
+    const body = 12 + header.length + idBytes + this.blocks.length * blockBytes;
     const bytes = new Uint8Array(body + 32);
     bytes.set(utf8.encode(MAGIC));
     new DataView(bytes.buffer).setUint32(8, header.length, true);
     bytes.set(header, 12);
     let at = 12 + header.length;
+    if (this.rowIds) {
+      bytes.set(uint32Bytes(this.rowIds), at);
+      at += idBytes;
+    }
     for (const d of this.#data) {
       bytes.set(littleEndian(d), at);
       at += blockBytes;
@@ -251,12 +300,22 @@ function littleEndian(a: Uint16Array): Uint8Array {
 export class Bank {
   readonly key: BankKey;
   readonly sha256: string;
+  /** A bank of some rows: their file row ids (ascending); null = every row. */
+  readonly rowIds: Uint32Array | null;
   readonly #bytes: Uint8Array;
   readonly #offset: number;
+  #index: Map<number, number> | null = null;
 
-  constructor(key: BankKey, sha: string, bytes: Uint8Array, offset: number) {
+  constructor(
+    key: BankKey,
+    sha: string,
+    bytes: Uint8Array,
+    offset: number,
+    rowIds: Uint32Array | null = null,
+  ) {
     this.key = key;
     this.sha256 = sha;
+    this.rowIds = rowIds;
     this.#bytes = bytes;
     this.#offset = offset;
   }
@@ -273,8 +332,13 @@ export class Bank {
     const starts = new Map<number, number>();
     const bits = new Uint16Array(ids.length * dim);
     const src = new DataView(this.#bytes.buffer, this.#bytes.byteOffset);
+    if (this.rowIds && !this.#index) this.#index = new Map(Array.from(this.rowIds, (id, i) => [id, i]));
     for (let i = 0; i < ids.length; i++) {
-      const r = ids[i];
+      const r = this.#index ? (this.#index.get(ids[i]) ?? -1) : ids[i];
+      if (this.#index && r < 0)
+        throw new RangeError(
+          `bank rows: row ${ids[i]} is not in this bank (it holds the ${rows} rows of the plan it was made for).`,
+        );
       if (!(r >= 0 && r < rows)) throw new RangeError(`bank rows: row ${r} is not in 0..${rows - 1}.`);
       let start = fixed;
       if (start === null) {
@@ -308,7 +372,8 @@ export function readBankFile(bytes: Uint8Array, expect: Partial<BankKey> = {}): 
   } catch (e) {
     throw fail(e instanceof Error ? e.message : String(e));
   }
-  const body = 12 + headerLength + bankBlocks(key).length * key.rows * key.dim * 2;
+  const idBytes = key.rowIdsSha256 ? key.rows * 4 : 0;
+  const body = 12 + headerLength + idBytes + bankBlocks(key).length * key.rows * key.dim * 2;
   if (bytes.length !== body + 32)
     throw fail(`it has ${bytes.length} bytes; its header says ${body + 32} (cut off or padded).`);
   for (const [field, want] of Object.entries(expect)) {
@@ -322,5 +387,16 @@ export function readBankFile(bytes: Uint8Array, expect: Partial<BankKey> = {}): 
   const stored = bytes.subarray(body, body + 32);
   if (digest.some((b, i) => b !== stored[i]))
     throw fail('its content does not match its hash (corrupt or edited).');
-  return new Bank(key, bytesToHex(digest), bytes, 12 + headerLength);
+  let rowIds: Uint32Array | null = null;
+  if (idBytes) {
+    rowIds = new Uint32Array(key.rows);
+    const view = new DataView(bytes.buffer, bytes.byteOffset + 12 + headerLength, idBytes);
+    for (let i = 0; i < key.rows; i++) rowIds[i] = view.getUint32(4 * i, true);
+    try {
+      checkRowIds(key, rowIds);
+    } catch (e) {
+      throw fail(e instanceof Error ? e.message : String(e));
+    }
+  }
+  return new Bank(key, bytesToHex(digest), bytes, 12 + headerLength + idBytes, rowIds);
 }

@@ -42,6 +42,7 @@ export async function extractBank(o: ExtractOptions): Promise<BankBuilder> {
   const total = builder.blocks.length * rows;
   const startedWith = total - builder.remaining;
   const t0 = o.now?.();
+  const ids = builder.rowIds;
   for (let r0 = 0; r0 < rows; r0 += batch) {
     const r1 = Math.min(rows, r0 + batch);
     for (let b = 0; b < builder.blocks.length; b++) {
@@ -49,7 +50,8 @@ export async function extractBank(o: ExtractOptions): Promise<BankBuilder> {
       const block = builder.blocks[b];
       const input = new Float32Array((r1 - r0) * inputSize);
       for (let r = r0; r < r1; r++) {
-        const x = o.render(block.variant, block.view, block.k, r);
+        // A bank of some rows stores row i of its ids at i; views are drawn for the file's row id.
+        const x = o.render(block.variant, block.view, block.k, ids ? ids[r] : r);
         if (x.length !== inputSize)
           throw new Error(
             `extractBank: row ${r} rendered ${x.length} values; the backbone takes ${inputSize}.`,

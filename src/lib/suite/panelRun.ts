@@ -12,18 +12,22 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { BankBuilder, type Bank, type BankKey, type BankView } from '../bank/bankFile.ts';
+import { BankBuilder, rowIdsSha256, type Bank, type BankKey, type BankView } from '../bank/bankFile.ts';
 import { extractBank, type ExtractProgress } from '../bank/extract.ts';
 import { viewRng } from '../bank/viewSeed.ts';
-import { imageContentHash } from '../data/modal/contentHash.ts';
+import { imageContentHash, textContentHash } from '../data/modal/contentHash.ts';
+import { dropTokens, textView, type PadWord, type SynonymTable } from '../augment/text/index.ts';
 import { HUB_DATASETS } from '../data/modal/hubSources.ts';
 import type { LoadedHubSplit } from '../data/modal/loadHub.ts';
-import { PANEL_DATASETS, panelLabels, type PanelDataset } from '../data/modal/panels.ts';
+import { PANEL_DATASETS, panelLabels, panelRuleOf, type PanelDataset } from '../data/modal/panels.ts';
 import { decodePngRgb } from '../data/modal/png.ts';
 import type { Backbone } from '../models/backbone/backbone.ts';
 import { normalise, strongCifarView, weakCifarView } from '../models/backbone/cifarViews.ts';
-import type { PanelLabels, PoolFile } from '../protocol/panelSplit.ts';
-import type { Setting } from '../types.ts';
+import { tokenRows } from '../models/backbone/roberta.ts';
+import type { TextTokenizer } from '../weights/tokenizer.ts';
+import { panelSplit, type PanelLabels, type PoolFile } from '../protocol/panelSplit.ts';
+import { capPanelSplit } from '../protocol/panelSubsample.ts';
+import { T_GRID, type Setting } from '../types.ts';
 import { runPanelCell, type PanelBank, type PanelCellInputs } from './panelCell.ts';
 import {
   bankRefusal,
@@ -103,32 +107,81 @@ export function imageViewRenderer(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Text files
+
+/** The §4.4 content hash of a loaded text split (`rsb-txt/1`). */
+export function textSplitHash(loaded: LoadedHubSplit): string {
+  return textContentHash(loaded.dataset, loaded.split, loaded.rows.labels, loaded.rows.texts!);
+}
+
+export interface TextRenderOptions {
+  tokenizer: TextTokenizer;
+  synonyms: SynonymTable;
+  /** Tokens per row, special tokens included (§6.5: 256; classroom 128). */
+  maxLength: number;
+  /** The word a dropped token becomes (§6.7): `<pad>` for RoBERTa, `[PAD]` for MiniLM. */
+  padWord: PadWord;
+}
+
+/**
+ * The bank input of one view of one text (§6.5–6.7): the stored text (its `drop` variant: the last
+ * n − ⌊n/2⌋ words become the pad word), its weak (1 word) or strong (5 words) synonym view drawn
+ * from the view's own generator, tokenized to maxLength; ids and mask as the encoders take them.
+ */
+export function textViewRenderer(
+  loaded: LoadedHubSplit,
+  o: TextRenderOptions,
+  bankSeed: number,
+): (variant: string, view: BankView, k: number, row: number) => Float32Array {
+  const texts = loaded.rows.texts;
+  if (!texts) throw new Error(`${loaded.dataset} ${loaded.split} holds no texts.`);
+  return (variant, view, k, row) => {
+    let text = texts[row];
+    if (variant === 'drop') text = dropTokens(text, o.padWord);
+    if (view !== 'clean') text = textView(view, text, viewRng(bankSeed, row, view, k), o.synonyms, o.padWord);
+    const enc = o.tokenizer.encode(text, { maxLength: o.maxLength, padding: 'max_length', truncation: true });
+    return tokenRows(enc.ids, enc.attentionMask, 1, o.maxLength);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Banks
 
-/** The row variants a panel's bank of `file` must hold: CIFAR's feature panel also needs grey train rows. */
-export function bankVariants(setting: Setting, file: 'train' | 'test'): string[] {
-  return file === 'train' && setting === 'feature' ? ['colour', 'grey'] : ['colour'];
+/**
+ * The row variants a panel's bank of `file` must hold: the plain rows, and for the feature panel's
+ * train file also its OOD variant (CIFAR's grey images, AG News's dropped words).
+ */
+export function bankVariants(modality: 'image' | 'text', setting: Setting, file: 'train' | 'test'): string[] {
+  const [plain, ood] = modality === 'image' ? ['colour', 'grey'] : ['text', 'drop'];
+  return file === 'train' && setting === 'feature' ? [plain, ood] : [plain];
 }
 
 export interface ImageBankRequest {
   loaded: LoadedHubSplit;
-  /** §4.4 hash of the split (imageSplitHash). */
+  /** §4.4 hash of the split (imageSplitHash, textSplitHash). */
   contentSha256: string;
   backbone: Backbone;
   weightsSha256: string;
+  /** Text banks: the tokenizer.json's hash (the key names it, §7.4). */
+  tokenizerSha256?: string | null;
+  /** A bank of some rows (a capped plan's, panelRowsNeeded): their ids, ascending; absent = every row. */
+  rowIds?: Uint32Array | null;
   variants: readonly string[];
   Kw: number;
   Ks: number;
   seed: number;
 }
 
+/** A bank request of either modality (the text fields ride along). */
+export type BankRequest = ImageBankRequest;
+
 /** The key a bank of this split, backbone and views has (§7.4). */
-export function imageBankKey(r: ImageBankRequest): BankKey {
+export function imageBankKey(r: BankRequest): BankKey {
   return {
     dataset: `${r.loaded.dataset}/${r.loaded.split}`,
     contentSha256: r.contentSha256,
     weightsSha256: r.weightsSha256,
-    tokenizerSha256: null,
+    tokenizerSha256: r.tokenizerSha256 ?? null,
     feature: r.backbone.feature,
     variants: [...r.variants],
     Kw: r.Kw,
@@ -137,7 +190,8 @@ export function imageBankKey(r: ImageBankRequest): BankKey {
     aug: BANK_AUG,
     dtype: 'float16',
     dim: r.backbone.dim,
-    rows: r.loaded.rows.labels.length,
+    rows: r.rowIds ? r.rowIds.length : r.loaded.rows.labels.length,
+    ...(r.rowIds ? { rowIdsSha256: rowIdsSha256(r.rowIds) } : {}),
   };
 }
 
@@ -154,16 +208,34 @@ export interface ExtractHooks {
 
 /** Extracts the bank of one image split; returns the builder (complete: `toFile()` gives the file). */
 export async function extractImageBank(r: ImageBankRequest, hooks: ExtractHooks = {}): Promise<BankBuilder> {
-  const key = imageBankKey(r);
   const size = HUB_DATASETS[r.loaded.dataset]?.imageSize ?? 32;
+  return extractPanelBank(r, imageViewRenderer(r.loaded, size, r.seed), hooks);
+}
+
+/** Extracts the bank of one text split (tokenizer and synonym table in `text`). */
+export async function extractTextBank(
+  r: BankRequest,
+  text: TextRenderOptions,
+  hooks: ExtractHooks = {},
+): Promise<BankBuilder> {
+  if (!r.tokenizerSha256) throw new Error('extractTextBank: a text bank is keyed by its tokenizer hash.');
+  return extractPanelBank(r, textViewRenderer(r.loaded, text, r.seed), hooks);
+}
+
+async function extractPanelBank(
+  r: BankRequest,
+  render: (variant: string, view: BankView, k: number, row: number) => Float32Array,
+  hooks: ExtractHooks,
+): Promise<BankBuilder> {
+  const key = imageBankKey(r);
   const resumed = hooks.resumeFrom ?? null;
   if (resumed && JSON.stringify(resumed.key) !== JSON.stringify(key))
     throw new Error('extractImageBank: the extraction to resume belongs to another bank key.');
-  const builder = resumed ?? new BankBuilder(key);
+  const builder = resumed ?? new BankBuilder(key, r.rowIds ?? null);
   return extractBank({
     builder,
     backbone: r.backbone,
-    render: imageViewRenderer(r.loaded, size, r.seed),
+    render,
     batch: hooks.batch,
     tick: async () => {
       await hooks.tick?.();
@@ -175,10 +247,10 @@ export async function extractImageBank(r: ImageBankRequest, hooks: ExtractHooks 
 }
 
 /**
- * The cells' view of a panel's two banks (train and test files), colour rows as the plain variant;
+ * The cells' view of a panel's two banks (train and test files), `plain` the in-distribution variant;
  * the views (K_w, K_s, seed) are the train bank's, where L and U come from.
  */
-export function panelBankOf(train: Bank, test: Bank): PanelBank {
+export function panelBankOf(train: Bank, test: Bank, plain: 'colour' | 'text' = 'colour'): PanelBank {
   if (train.key.weightsSha256 !== test.key.weightsSha256 || train.key.feature !== test.key.feature)
     throw new Error(
       'The train and test banks come from different backbones or weights: make both with the same.',
@@ -190,10 +262,74 @@ export function panelBankOf(train: Bank, test: Bank): PanelBank {
     dim: train.key.dim,
     seed: train.key.seed,
     sha256: train.sha256,
-    plain: 'colour',
+    plain,
     rows: (file: PoolFile, variant, view, k, rowIds) =>
       (file === 'test' ? test : train).rows(variant, view, view === 'clean' ? 0 : k, rowIds),
   };
+}
+
+/**
+ * The rows a capped plan's cells read from each file of a panel (§10: classroom): L, the capped U_in
+ * and U_out and the capped E of every cell, so that its banks hold those rows only (a CIFAR-10
+ * classroom panel reads about 10 000 of its 60 000 rows per seed). Null when the plan has no caps:
+ * its banks hold every row, shared by every run.
+ */
+export function panelRowsNeeded(
+  plan: PanelPlan,
+  dataset: PanelDataset['id'],
+  labels: PanelLabels,
+): Map<PoolFile, Uint32Array> | null {
+  const caps = planCaps(plan);
+  if (!caps) return null;
+  const rows = new Map<PoolFile, Set<number>>();
+  const add = (file: PoolFile, ids: readonly number[]) => {
+    let set = rows.get(file);
+    if (!set) rows.set(file, (set = new Set()));
+    for (const id of ids) set.add(id);
+  };
+  for (const c of panelCells({ ...plan, datasets: [dataset] })) {
+    const drawn = panelSplit(panelRuleOf(dataset, c.setting), labels, c.labels, T_GRID[c.tIndex], c.seed);
+    const { split } = capPanelSplit(drawn, labels, caps, c.seed);
+    add(split.labeledFrom, split.labeled);
+    add(split.inFrom, split.unlabeledIn);
+    add(split.outFrom, split.unlabeledOut);
+    add(split.testFrom, split.test);
+  }
+  return new Map(
+    [...rows].map(([file, set]) => [file, Uint32Array.from([...set].sort((a, b) => a - b))] as const),
+  );
+}
+
+export interface PanelBankSpec {
+  file: 'train' | 'test';
+  variants: string[];
+  Kw: number;
+  Ks: number;
+  /** A capped plan's rows of the file; null = every row. */
+  rowIds: Uint32Array | null;
+}
+
+/**
+ * The banks a plan needs of one panel (train and test files): the train bank holds the variants of
+ * every setting run (plain, and the OOD variant for `feature`) with the plan's views; the test bank
+ * only clean plain rows (E is scored on clean views). A capped plan's banks hold its rows only.
+ */
+export function panelBankSpecs(
+  plan: PanelPlan,
+  dataset: PanelDataset['id'],
+  labels: PanelLabels,
+  views: { Kw: number; Ks: number },
+): PanelBankSpec[] {
+  const { modality } = PANEL_DATASETS[dataset];
+  const settings = datasetSettings(dataset, plan);
+  const needed = panelRowsNeeded(plan, dataset, labels);
+  return (['train', 'test'] as const).map((file) => ({
+    file,
+    variants: [...new Set(settings.flatMap((s) => bankVariants(modality, s, file)))],
+    Kw: file === 'test' ? 0 : views.Kw,
+    Ks: file === 'test' ? 0 : views.Ks,
+    rowIds: needed ? (needed.get(file) ?? new Uint32Array(0)) : null,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,12 +344,13 @@ export interface PanelFiles {
   bankFor(setting: Setting): PanelBank;
   /** The backbone that made the banks, as the records say it. */
   backbone: PanelCellInputs['backbone'];
+  /** How rows became backbone inputs (image size and normalisation; tokenizer and length). */
+  input: PanelCellInputs['input'];
 }
 
 export interface RunPanelPlanOptions {
   /** The panel's files, labels and banks (loading and extracting them as needed). */
   files(dataset: PanelDataset['id'], settings: Setting[]): Promise<PanelFiles>;
-  input: PanelCellInputs['input'];
   env: PanelCellInputs['env'];
   /** Keys (panelCellKey) of cells already done: skipped. */
   done?: ReadonlySet<string>;
@@ -263,7 +400,7 @@ export async function runPanelPlan(plan: PanelPlan, o: RunPanelPlanOptions): Pro
           bank,
           dataset: files.dataset,
           backbone: files.backbone,
-          input: o.input,
+          input: files.input,
           env: o.env,
           createdAt: o.clock(),
         },
@@ -277,8 +414,8 @@ export async function runPanelPlan(plan: PanelPlan, o: RunPanelPlanOptions): Pro
   return ran;
 }
 
-/** Loads a panel's Hub files through `load`, hashes them, and says what its records will list. */
-export async function loadImagePanel(
+/** Loads a panel's Hub files through `load`, hashes them (§4.4), and says what its records will list. */
+export async function loadPanel(
   dataset: PanelDataset['id'],
   load: (file: { dataset: string; split: string }) => Promise<LoadedHubSplit>,
 ): Promise<{
@@ -299,7 +436,12 @@ export async function loadImagePanel(
     null,
   );
   const size = HUB_DATASETS[dataset]?.imageSize ?? 32;
-  const hashes = new Map([...splits].map(([split, l]) => [split, imageSplitHash(l, size)]));
+  const hashes = new Map(
+    [...splits].map(([split, l]) => [
+      split,
+      panel.modality === 'text' ? textSplitHash(l) : imageSplitHash(l, size),
+    ]),
+  );
   return {
     labels,
     splits,

@@ -17,6 +17,7 @@ import {
   bankHeader,
   BankBuilder,
   readBankFile,
+  rowIdsSha256,
   type BankKey,
 } from '../../../src/lib/bank/bankFile.ts';
 import { BankStore } from '../../../src/lib/bank/bankStore.ts';
@@ -146,6 +147,30 @@ describe('bank file', () => {
     );
     expect(() => new BankBuilder({ ...key, contentSha256: 'abc' })).toThrow(/content hash "abc" is not 64/);
     expect(() => new BankBuilder({ ...key, variants: ['a|b'] })).toThrow(/may not be empty or hold/);
+  });
+
+  it('a bank of some rows stores their ids, keys them by hash, and returns the same rows by file row id', () => {
+    // The full reference bank holds rows 0–3; a subset of rows 1 and 3 holds the same values for them.
+    const full = readBankFile(build(key).toFile().bytes);
+    const ids = Uint32Array.from([1, 3]);
+    const subKey: BankKey = { ...key, rows: 2, rowIdsSha256: rowIdsSha256(ids) };
+    expect(bankHeader(subKey)).toBe(
+      `${GOLD.bank.header.slice(0, -1).replace(/rows=\d+$/, 'rows=2')}|row_ids=${rowIdsSha256(ids)}\n`,
+    );
+    const b = new BankBuilder(subKey, ids);
+    for (const block of bankBlocks(key))
+      b.put(block.variant, block.view, block.k, 0, full.rows(block.variant, block.view, block.k, ids));
+    const { bytes } = b.toFile();
+    const sub = readBankFile(bytes, { rowIdsSha256: subKey.rowIdsSha256 });
+    expect(Array.from(sub.rowIds!)).toEqual([1, 3]);
+    expect(sub.rows('grey', 'weak', 1, [3, 1])).toEqual(full.rows('grey', 'weak', 1, [3, 1]));
+    expect(() => sub.rows('grey', 'weak', 1, [0])).toThrow(/row 0 is not in this bank/);
+    // Resumable like any bank; a full bank's key does not read a subset's file.
+    expect(BankBuilder.fromState(structuredClone(b.saveState())).rowIds).toEqual(ids);
+    expect(() => readBankFile(bytes, { rowIdsSha256: undefined })).toThrow(/made for rowIdsSha256/);
+    expect(() => new BankBuilder(subKey, Uint32Array.from([3, 1]))).toThrow(/ascending and unique/);
+    expect(() => new BankBuilder(subKey, Uint32Array.from([1, 2]))).toThrow(/do not hash to the key/);
+    expect(() => new BankBuilder(key, ids)).toThrow(/row ids were given for a bank of every row/);
   });
 });
 

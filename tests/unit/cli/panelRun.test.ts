@@ -183,8 +183,17 @@ describe('rac-bench bank and run on an image panel', () => {
     expect(cell.outcome.n_test).toBe(500);
   }, 600_000);
 
-  it('refuses what is not built, with the reason', async () => {
+  it('refuses what does not fit or is not built, with the reason', async () => {
     const text = await runCli(['bank', '--dataset', 'ag_news', '--out', join(dir, 'y.bank')]);
-    expect(text.stderr).toMatch(/takes a Hub image dataset/);
+    expect(text.stderr).toMatch(
+      /--backbone tiny-conv: AG News takes a text backbone \(tiny-roberta, roberta-base, minilm-l6\)/,
+    );
+    const clef = await runCli(['bank', '--dataset', 'image-clef', '--out', join(dir, 'z.bank')]);
+    expect(clef.stderr).toMatch(/takes a Hub dataset .*Image-CLEF and VisDA need a JPEG decoder/);
+    const pairs = await runCli([
+      ...['run', '--dataset', 'imdb-amazon', '--bank-dir', join(dir, 'banks'), '--out', join(dir, 'p.json')],
+    ]);
+    expect(pairs.stderr).toMatch(/IMDB → Amazon: its distribution panels .* do not run here yet/);
+    expect(pairs.code).toBe(2);
   }, 300_000);
 });

@@ -11,10 +11,23 @@ export interface BackboneEntry {
   modality: 'image' | 'text';
   /** Tiers whose banks it makes. */
   tiers: readonly ('features' | 'classroom')[];
-  /** The record's `backbone.feature`. */
-  feature: 'tiny-conv-gap' | 'r50-gap-2048' | 'mnv3s-prelogits-1024' | 'roberta-s-768' | 'minilm-mean-384';
+  /** The record's `backbone.feature` (suite/schemaV3.ts BACKBONE_FEATURES; a test keeps them in step). */
+  feature:
+    | 'tiny-conv-gap'
+    | 'tiny-roberta-s'
+    | 'r50-gap-2048'
+    | 'mnv3s-prelogits-1024'
+    | 'roberta-s-768'
+    | 'minilm-mean-384';
   /** Published weights: `https://huggingface.co/{repo}/resolve/main/{file}`; null: a file the user picks. */
   weights: { repo: string; file: string; bytes: number } | null;
+  /** Text backbones: the tokenizer.json beside the weights (null: a file the user picks). */
+  tokenizer?: { repo: string; file: string } | null;
+  /** Text backbones: tokens per row (§6.5: 256; classroom 128) and the word that stands for a dropped one (§6.7). */
+  maxLength?: number;
+  padWord?: '<pad>' | '[PAD]';
+  /** Text backbones: attention heads (weight shapes do not tell them; the real checkpoints have 12). */
+  heads?: number;
 }
 
 export const BACKBONES: Readonly<Record<string, BackboneEntry>> = {
@@ -26,6 +39,40 @@ export const BACKBONES: Readonly<Record<string, BackboneEntry>> = {
     feature: 'tiny-conv-gap',
     weights: null,
   },
+  'tiny-roberta': {
+    id: 'tiny-roberta',
+    title: 'Tiny RoBERTa-layout encoder (your .safetensors and tokenizer.json files)',
+    modality: 'text',
+    tiers: ['features', 'classroom'],
+    feature: 'tiny-roberta-s',
+    weights: null,
+    tokenizer: null,
+    maxLength: 32,
+    padWord: '<pad>',
+    heads: 4,
+  },
+  'roberta-base': {
+    id: 'roberta-base',
+    title: 'RoBERTa-base (FacebookAI/roberta-base, ≈ 499 MB)',
+    modality: 'text',
+    tiers: ['features'],
+    feature: 'roberta-s-768',
+    weights: { repo: 'FacebookAI/roberta-base', file: 'model.safetensors', bytes: 498_818_054 },
+    tokenizer: { repo: 'FacebookAI/roberta-base', file: 'tokenizer.json' },
+    maxLength: 256,
+    padWord: '<pad>',
+  },
+  'minilm-l6': {
+    id: 'minilm-l6',
+    title: 'all-MiniLM-L6-v2 (sentence-transformers, ≈ 91 MB)',
+    modality: 'text',
+    tiers: ['classroom'],
+    feature: 'minilm-mean-384',
+    weights: { repo: 'sentence-transformers/all-MiniLM-L6-v2', file: 'model.safetensors', bytes: 90_868_376 },
+    tokenizer: { repo: 'sentence-transformers/all-MiniLM-L6-v2', file: 'tokenizer.json' },
+    maxLength: 128,
+    padWord: '[PAD]',
+  },
 };
 
 export function backboneEntry(id: string): BackboneEntry {
@@ -34,5 +81,12 @@ export function backboneEntry(id: string): BackboneEntry {
   return e;
 }
 
-export const backboneWeightsUrl = (w: NonNullable<BackboneEntry['weights']>): string =>
+export const backboneWeightsUrl = (w: { repo: string; file: string }): string =>
   `https://huggingface.co/${w.repo}/resolve/main/${w.file}`;
+
+/** The entry whose banks carry this feature (a bank file names its feature, not its backbone). */
+export function backboneByFeature(feature: string): BackboneEntry {
+  const e = Object.values(BACKBONES).find((b) => b.feature === feature);
+  if (!e) throw new Error(`No backbone gives the feature "${feature}".`);
+  return e;
+}
