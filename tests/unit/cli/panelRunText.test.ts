@@ -21,6 +21,7 @@ import { textContentHash } from '../../../src/lib/data/modal/contentHash.ts';
 import { mt } from '../../../src/lib/protocol/rng.ts';
 import { parseRunV3, type ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
 import { textParquet } from '../../helpers/hubFiles.ts';
+import { agNewsText as textOf, tinyRobertaTokenizerJson } from '../../helpers/textFixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 
 function write(path: string, bytes: Uint8Array | string): void {
@@ -28,65 +29,8 @@ function write(path: string, bytes: Uint8Array | string): void {
   writeFileSync(path, bytes);
 }
 
-/** Words per class (each with WordNet synonyms, so the views change them). */
-const WORDS = [
-  ['war', 'army', 'leader', 'nation'],
-  ['game', 'team', 'player', 'score'],
-  ['market', 'stock', 'money', 'trade'],
-  ['computer', 'science', 'space', 'data'],
-];
-const labelsOf = (n: number, seed: number) => Int32Array.from(mt(seed).permutation(n), (v) => v % 4);
-const textOf = (y: number, i: number) => {
-  const w = WORDS[y];
-  return `${w[i % 4]} ${w[(i >> 2) % 4]} ${w[(i >> 4) % 4]}`;
-};
-
-/**
- * RoBERTa-style byte-level BPE over single characters: <s> 0, <pad> 1, </s> 2, <unk> 3, <mask> 4,
- * then 'Ġ' and a–z (vocabulary 32 ≤ the tiny encoder's 100); other bytes are <unk>.
- */
-function tokenizerJson(): string {
-  const special = (id: number, content: string) => ({
-    id,
-    content,
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: true,
-    special: true,
-  });
-  const vocab: Record<string, number> = { '<s>': 0, '<pad>': 1, '</s>': 2, '<unk>': 3, '<mask>': 4, Ġ: 5 };
-  for (let c = 0; c < 26; c++) vocab[String.fromCharCode(97 + c)] = 6 + c;
-  return JSON.stringify({
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: ['<s>', '<pad>', '</s>', '<unk>', '<mask>'].map((t, i) => special(i, t)),
-    normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    post_processor: {
-      type: 'RobertaProcessing',
-      sep: ['</s>', 2],
-      cls: ['<s>', 0],
-      trim_offsets: true,
-      add_prefix_space: false,
-    },
-    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: '<unk>',
-      continuing_subword_prefix: '',
-      end_of_word_suffix: '',
-      fuse_unk: false,
-      byte_fallback: false,
-      vocab,
-      merges: [],
-    },
-  });
-}
-
 let dir = '';
+const labelsOf = (n: number, seed: number) => Int32Array.from(mt(seed).permutation(n), (v) => v % 4);
 const train = labelsOf(120_000, 201);
 const test = labelsOf(7_600, 202);
 beforeAll(() => {
@@ -99,7 +43,7 @@ beforeAll(() => {
     join(dir, 'data/fancyzhx/ag_news/data/test-00000-of-00001.parquet'),
     textParquet(test, (i) => textOf(test[i], i)),
   );
-  write(join(dir, 'tokenizer.json'), tokenizerJson());
+  write(join(dir, 'tokenizer.json'), tinyRobertaTokenizerJson());
   mkdirSync(join(dir, 'banks'));
 }, 120_000);
 
