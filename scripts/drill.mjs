@@ -114,11 +114,14 @@ function cli(args, { killAtCells = null, killDelayMs = 0, env = {} } = {}) {
   });
 }
 
-/** Cells the CLI reported finished: "[d/N]" (one line per cell) or "[f/F fits, d/N cells]". */
+/**
+ * Cells the CLI reported finished: "· d/N cells ·" (a line per fit with --verbose), or the older
+ * "[d/N]" and "[f/F fits, d/N cells]".
+ */
 function cellsReported(stderr) {
   let done = 0;
-  for (const m of stderr.matchAll(/\[(?:\d+\/\d+ fits, )?(\d+)\/(\d+)(?: cells)?\]/g))
-    done = Math.max(done, Number(m[1]));
+  for (const m of stderr.matchAll(/\[(?:\d+\/\d+ fits, )?(\d+)\/(\d+)(?: cells)?\]|· (\d+)\/(\d+) cells ·/g))
+    done = Math.max(done, Number(m[1] ?? m[3]));
   return done;
 }
 const resumedFrom = (stderr) => Number(/Resuming: (\d+) of \d+/.exec(stderr)?.[1] ?? 0);
@@ -164,7 +167,11 @@ for (let i = 0; i < kills; i++) {
   clean(out);
   const target = 1 + Math.floor(random() * (N - 2));
   const delay = Math.round(random() * 300);
-  const k = await cli(['run', ...PLAN, '--out', out], { killAtCells: target, killDelayMs: delay });
+  // --verbose: a line per fit with the cells done, so the kill lands at a chosen cell count.
+  const k = await cli(['run', ...PLAN, '--out', out, '--verbose'], {
+    killAtCells: target,
+    killDelayMs: delay,
+  });
   const before = cellsReported(k.stderr);
   const r = await cli(['run', ...PLAN, '--out', out]);
   const from = resumedFrom(r.stderr);

@@ -19,17 +19,19 @@ import {
   BACKENDS,
   adapterFactsOf,
   backendLabel,
-  chooseBackend,
+  chooseWorkerBackend,
   fallbackReason,
   initOrder,
   type AdapterFacts,
   type BackendName,
   type BackendPref,
   type BackendReport,
+  type WorkerBackendRequest,
+  workerRequest,
 } from '../src/lib/env/device.ts';
 
 export { tf };
-export type { BackendReport, BackendPref, BackendName };
+export type { BackendReport, BackendPref, BackendName, WorkerBackendRequest };
 
 /** A backend whose init takes longer than this is treated as failed (threaded wasm can hang). */
 const INIT_TIMEOUT_MS = 30_000;
@@ -87,11 +89,17 @@ export function availableBackends(): BackendName[] {
  * Pick and initialise a backend. Never throws: when the chosen backend fails, the next one in
  * `initOrder` is tried and the failure is listed in `fallbacks`; cpu always works.
  */
-export async function initBackend(pref: BackendPref, opts: InitOptions = {}): Promise<BackendReport> {
+export async function initBackend(
+  want: BackendPref | WorkerBackendRequest,
+  opts: InitOptions = {},
+): Promise<BackendReport> {
   onChange = opts.onChange;
+  const request = workerRequest(want);
+  const pref = request.pref;
   const { adapter, note } = await probeAdapter();
   const available = availableBackends();
-  const choice = chooseBackend(adapter, pref, available);
+  // The pool's role for this worker (beside the GPU worker, a replacement) is part of the reason.
+  const choice = chooseWorkerBackend(adapter, request, available);
   const fallbacks: string[] = [];
   if (note && (pref === 'webgpu' || pref === 'auto')) fallbacks.push(`webgpu: ${note}`);
   const failures: string[] = [];

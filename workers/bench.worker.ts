@@ -14,6 +14,7 @@ import {
   tf,
   type BackendPref,
   type BackendReport,
+  type WorkerBackendRequest,
 } from './backend.ts';
 import { loadDatasetWithReport } from '../src/lib/data/index.ts';
 import { describeAdapter } from '../src/lib/env/device.ts';
@@ -116,9 +117,10 @@ function abortError(): Error {
 }
 
 const api = {
-  async init(pref: BackendPref, opts: BenchInitOptions): Promise<BackendReport> {
+  /** `want`: the user's preference, or the pool's request (preference plus this worker's role). */
+  async init(want: BackendPref | WorkerBackendRequest, opts: BenchInitOptions): Promise<BackendReport> {
     baseUrl = opts.baseUrl;
-    const report = await initBackend(pref, {
+    const report = await initBackend(want, {
       onChange: (r) => {
         if (busy) lostDuringCell = r.deviceLost ?? `backend changed to ${r.backend}`;
       },

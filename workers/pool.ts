@@ -11,7 +11,13 @@
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import type { BenchWorkerApi, CellProgress } from './bench.worker.ts';
-import type { BackendName, BackendPref, BackendReport } from '../src/lib/env/device.ts';
+import {
+  isBackendName,
+  type BackendName,
+  type BackendPref,
+  type BackendReport,
+  type WorkerBackendRequest,
+} from '../src/lib/env/device.ts';
 import { getAlgorithm, isBaselineAlgorithm } from '../src/lib/models/catalogue.ts';
 import { calibrateOnce, cellCost } from '../src/lib/suite/costModel.ts';
 import { planOptionsOf } from '../src/lib/suite/modelOptions.ts';
@@ -27,7 +33,13 @@ import {
 import type { TimedTrainingEvent } from '../src/lib/charts/trainingFeed.ts';
 import { expandPlan, fitCells, type CellSpec, type RunPlanSpec } from '../src/lib/suite/plan.ts';
 import type { ProgressSnapshot } from '../src/lib/suite/scheduler.ts';
-import type { RunStatus, RunStore, StoredCell, StoredRun } from '../src/lib/suite/runStore.ts';
+import {
+  resumedCells,
+  type RunStatus,
+  type RunStore,
+  type StoredCell,
+  type StoredRun,
+} from '../src/lib/suite/runStore.ts';
 import { parseCellResult, type CellResult } from '../src/lib/suite/schema.ts';
 import { after } from '../src/lib/env/timer.ts';
 
@@ -70,6 +82,8 @@ export interface PoolOptions {
   watchdog?: { factor: number; minMs: number } | null;
   /** Test hook: holds the run after a number of fits (FitHold). */
   gate?: FitGate;
+  /** The device calibration (ms per work unit) the page estimated the plan with; measured here when absent. */
+  msPerUnit?: number;
 }
 
 /**
@@ -149,7 +163,11 @@ class Slot {
     return Promise.race([p, this.died]);
   }
 
+  /** Set once terminated: its comlink proxy is released, and any call on it would throw. */
+  terminated = false;
+
   terminate(reason: string): void {
+    this.terminated = true;
     this.#kill(new CrashError(reason));
     try {
       this.remote[releaseProxy]();
@@ -164,6 +182,8 @@ class Slot {
 class WorkerLane implements Lane {
   readonly restartable = true;
   slot: Slot | null = null;
+  /** What this lane's first worker was started with (a restart on the same backend reuses it). */
+  request: WorkerBackendRequest | null = null;
 
   constructor(
     readonly index: number,
@@ -181,8 +201,9 @@ class WorkerLane implements Lane {
     return this.backend === 'webgpu' || this.backend === 'webgl' ? 'gpu' : 'cpu';
   }
 
-  async start(pref: BackendPref): Promise<void> {
-    this.slot = await this.pool.spawn(this.index, pref, this.hooks);
+  async start(request: WorkerBackendRequest): Promise<void> {
+    this.request ??= request;
+    this.slot = await this.pool.spawn(this.index, request, this.hooks);
   }
 
   async run(cell: CellSpec, onProgress: LaneProgress): Promise<CellResult> {
@@ -195,6 +216,7 @@ class WorkerLane implements Lane {
   }
 
   async restart(backend: string | null, reason: string): Promise<void> {
+    const failedOn = this.backend;
     this.slot?.terminate(reason);
     this.slot = null;
     this.pool.countRestart();
@@ -207,12 +229,12 @@ class WorkerLane implements Lane {
       fraction: 0,
       message: reason,
     });
-    await this.start((backend as BackendPref | null) ?? this.pool.backendPref);
+    await this.start(replacementRequest(this.request, this.pool.backendPref, backend, failedOn));
   }
 
   cancel(): void {
     const slot = this.slot;
-    if (!slot) return;
+    if (!slot || slot.terminated) return;
     void slot.remote.cancel().catch(() => {});
     // An algorithm that never checks its signal must not keep the run alive.
     setTimeout(() => slot.terminate('cancelled'), 1000);
@@ -221,20 +243,38 @@ class WorkerLane implements Lane {
   async close(): Promise<void> {
     const s = this.slot;
     if (!s) return;
+    this.slot = null;
+    // A cancel that had to terminate a worker stuck in a long step (a software GPU's first step
+    // takes seconds) released its proxy: calling it would throw "Proxy has been released".
+    if (s.terminated) return;
     await Promise.race([s.remote.dispose().catch(() => {}), new Promise((r) => setTimeout(r, 500))]);
     s.terminate('pool finished');
-    this.slot = null;
   }
 }
 
-/** Validates a stored record on its way back in (resume): a bad one is dropped and run again. */
-function readableStored(c: StoredCell): StoredCell | null {
-  if (c.result === null) return c.status === 'failed' ? c : null;
-  try {
-    return { ...c, result: parseCellResult(c.result) };
-  } catch {
-    return null;
-  }
+/**
+ * The request of worker `index` of a pool: with deep work in the plan, worker 1 takes the user's
+ * preference (the GPU lane when it gives a GPU) and the others run beside it; without deep work
+ * every worker takes the preference. The role travels with the request so that the worker's
+ * reason is the real one (issue 21, item 9: never "You chose WASM" for a choice the pool made).
+ */
+export function laneRequest(index: number, pref: BackendPref, hasDeep: boolean): WorkerBackendRequest {
+  return { pref, role: hasDeep && index > 0 ? { kind: 'beside-gpu' } : { kind: 'main' } };
+}
+
+/**
+ * The request of a worker that replaces one: on the same backend (or none named) the lane's first
+ * request again; on another backend (statistical work after a GPU crash) a replacement's.
+ */
+export function replacementRequest(
+  first: WorkerBackendRequest | null,
+  pref: BackendPref,
+  backend: string | null,
+  failedOn: BackendName | null,
+): WorkerBackendRequest {
+  const same = first ?? { pref, role: { kind: 'main' } };
+  if (backend === null || backend === failedOn || !isBackendName(backend)) return same;
+  return { pref, role: { kind: 'replacement', backend, failedOn } };
 }
 
 export class BenchPool {
@@ -305,7 +345,7 @@ export class BenchPool {
     return this.#executor?.snapshot() ?? null;
   }
 
-  async spawn(index: number, pref: BackendPref, hooks: PoolHooks): Promise<Slot> {
+  async spawn(index: number, request: WorkerBackendRequest, hooks: PoolHooks): Promise<Slot> {
     const create = this.#opts.createWorker ?? defaultCreateWorker;
     const slot = new Slot(create, `bench-${index}`);
     hooks.onWorker?.({
@@ -317,7 +357,7 @@ export class BenchPool {
       fraction: 0,
       message: null,
     });
-    slot.report = await slot.call(slot.remote.init(pref, { baseUrl: this.#opts.baseUrl }));
+    slot.report = await slot.call(slot.remote.init(request, { baseUrl: this.#opts.baseUrl }));
     this.#backends.add(slot.report.backend);
     hooks.onBackend?.(index, slot.report);
     return slot;
@@ -328,14 +368,7 @@ export class BenchPool {
     const { store } = this.#opts;
     const cells = expandPlan(run.plan, isBaselineAlgorithm);
     // Every stored record is checked on its way back in: a bad one is dropped and run again.
-    const raw = await store.cells(run.id);
-    const stored: StoredCell[] = [];
-    const bad: string[] = [];
-    for (const c of raw) {
-      const ok = readableStored(c);
-      if (ok) stored.push(ok);
-      else bad.push(c.key);
-    }
+    const { kept: stored, rerun: bad } = resumedCells(await store.cells(run.id));
     if (bad.length) {
       await store.deleteCells(run.id, bad);
       hooks.onNotice?.(
@@ -350,8 +383,9 @@ export class BenchPool {
     // Resource lanes: with deep work in the plan, worker 1 is the GPU lane (the chosen backend) and
     // the others run statistical work on WASM beside it; without, every worker takes the choice.
     const hasDeep = run.plan.algorithms.some((a) => getAlgorithm(a).compute === 'deep');
-    const prefFor = (i: number): BackendPref => (hasDeep && i > 0 ? 'wasm' : this.#opts.backend);
-    const started = await Promise.allSettled(lanes.map((l) => l.start(prefFor(l.index))));
+    const started = await Promise.allSettled(
+      lanes.map((l) => l.start(laneRequest(l.index, this.#opts.backend, hasDeep))),
+    );
     const failures = started.flatMap((r) => (r.status === 'rejected' ? [errText(r.reason)] : []));
     const live = lanes.filter((_, i) => started[i].status === 'fulfilled');
     if (live.length === 0)
@@ -361,7 +395,8 @@ export class BenchPool {
       return { status: 'cancelled' };
     }
     const compute = (a: string) => getAlgorithm(a).compute;
-    const { msPerUnit } = calibrateOnce(() => performance.now());
+    // The calibration of the estimate before Start, so the first ETA is the one the user saw.
+    const msPerUnit = this.#opts.msPerUnit ?? calibrateOnce(() => performance.now()).msPerUnit;
     const executor = new RunExecutor({
       cells,
       stored: stored.map(({ runId: _r, ...c }) => c),

@@ -43,6 +43,7 @@ const api = {
     const warm = await timedMatmul(a, b, n);
     const numTensorsAfter = tf.memory().numTensors;
     const diff = Math.max(maxAbsDiff(first.out, expected), maxAbsDiff(warm.out, expected));
+    const reference = await wasmReference(a, b, n);
     return {
       backend: tf.getBackend(),
       n,
@@ -52,6 +53,7 @@ const api = {
       numTensorsBefore,
       numTensorsAfter,
       ok: diff <= SELF_CHECK_TOLERANCE && numTensorsAfter === numTensorsBefore,
+      ...(reference ? { reference } : {}),
     };
   },
 
@@ -60,6 +62,42 @@ const api = {
     return simulateDeviceLost();
   },
 };
+
+/** Best of three warm matmuls, ms. */
+async function bestOf3(a: Float32Array, b: Float32Array, n: number): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) best = Math.min(best, (await timedMatmul(a, b, n)).ms);
+  return best;
+}
+
+/**
+ * On a GPU backend, the same warm matmul on WASM and again on the GPU (best of three each side),
+ * then back to the GPU: a software adapter's GPU is far slower than WASM, and the page says so
+ * before a run (issue 21, item 10). Undefined on WASM or CPU, or when WASM cannot start here.
+ */
+async function wasmReference(
+  a: Float32Array,
+  b: Float32Array,
+  n: number,
+): Promise<SelfCheckResult['reference']> {
+  const active = tf.getBackend();
+  if ((active !== 'webgpu' && active !== 'webgl') || !tf.findBackendFactory('wasm')) return undefined;
+  const activeMs = await bestOf3(a, b, n);
+  try {
+    if (!(await tf.setBackend('wasm'))) return undefined;
+    await tf.ready();
+    await timedMatmul(a, b, n); // warm-up
+    return { backend: 'wasm', ms: await bestOf3(a, b, n), activeMs };
+  } catch {
+    return undefined;
+  } finally {
+    // Back to the GPU, unless an init for another preference ran meanwhile (its choice stands).
+    if (tf.getBackend() === 'wasm' && currentReport()?.backend === active) {
+      await tf.setBackend(active);
+      await tf.ready();
+    }
+  }
+}
 
 /** One n×n matmul with read-back; every tensor is disposed before returning. */
 async function timedMatmul(

@@ -104,7 +104,7 @@ labeled, test, unlabeledIn, unlabeledOut} with row ids of the file each list ind
 `,
   run: `Usage: rac-bench run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
                      --out results.json [--protocol rsb|readme] [--shard i/n] [--data-dir DIR]
-                     [--backend wasm|cpu|webgpu] [--quiet]
+                     [--backend wasm|cpu|webgpu] [--verbose | --quiet]
        rac-bench run --preset ${PRESETS}
                      [selector flags narrow it] --out FILE
 
@@ -121,7 +121,9 @@ Run benchmark cells and write the result schema (rsb-run/2).
                       keep at most N rows of a pool, stratified by true labels, seeded by
                       seed' = run seed + 1000003 (+ S); graph = the unlabeled rows LP, LS, TSVM and
                       SSGMM see. Each record lists the caps applied; the run is never labelled paper.
-  --quiet             no per-cell lines
+  --verbose           one line per fit, in words ("wine · distribution · 5 labels · SSGMM · t 1.0
+                      · seed 0: 0.933"), instead of the progress bar with its ETA
+  --quiet             no progress at all (failures and the summary only)
   Other flags as for rac-bench split.
 `,
   published: `Usage: rac-bench published RUN.json [--panels]

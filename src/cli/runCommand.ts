@@ -24,7 +24,6 @@ import {
   type RunPlanSpec,
 } from '../lib/suite/plan.ts';
 import { runCell, type CellEnv } from '../lib/suite/runCell.ts';
-import { formatDuration } from '../lib/suite/scheduler.ts';
 import type { CellResult, RunRecord } from '../lib/suite/schema.ts';
 import { parseCellResult, parseRun, RUN_SCHEMA } from '../lib/suite/schema.ts';
 import { parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices } from '../lib/suite/selectors.ts';
@@ -32,6 +31,7 @@ import type { Dataset } from '../lib/types.ts';
 import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
 import { checkOutPath, Journal, writeFileVerified } from './files.ts';
 import { loadDatasetNodeWithSource } from './nodeData.ts';
+import { ProgressReporter } from './progress.ts';
 import { parseProtocol } from './splitCommand.ts';
 import { resolveShard } from './shard.ts';
 import { initNodeBackend, liveTensors, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from './tfNode.ts';
@@ -219,6 +219,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       'shard-count': { type: 'string' },
       backend: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
     },
   });
   const plan = planFromCliFlags(values);
@@ -351,26 +352,21 @@ export async function runCommand(argv: string[]): Promise<number> {
   process.once('SIGTERM', stop);
   const all = new Map(resumed);
   journal.open(signature);
+  // A bar with the ETA by default; one line per fit in words with --verbose; nothing with --quiet.
+  const progress = values.quiet
+    ? null
+    : new ProgressReporter(process.stderr, values.verbose, () => executor.snapshot());
   let outcome;
   try {
     outcome = await executor.run({
       onStored: (batch) => {
         for (const c of batch) all.set(c.key, c);
-        if (values.quiet) return;
-        const s = executor.snapshot();
-        const own = batch[0];
-        const what =
-          own?.result?.outcome.accuracy != null
-            ? own.result.outcome.accuracy.toFixed(3)
-            : (own?.status ?? '');
-        const pct = s.costTotal > 0 ? ((100 * s.costDone) / s.costTotal).toFixed(1) : '100.0';
-        process.stderr.write(
-          `[${s.fitsDone}/${s.fitsTotal} fits, ${s.done}/${s.total} cells] ${pct}% of the work · ETA ${formatDuration(s.etaSeconds)} · ${own?.key ?? ''} ${what}\n`,
-        );
+        progress?.stored(batch);
       },
-      onNotice: (text) => process.stderr.write(`${text}\n`),
+      onNotice: (text) => (progress ? progress.note(text) : process.stderr.write(`${text}\n`)),
     });
   } finally {
+    progress?.finish();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     journal.close();

@@ -19,10 +19,19 @@ import {
   type CustomSelection,
   type PresetId,
 } from '../lib/suite/presets.ts';
-import { RunStore, type ResumableRun, type StoredCell, type StoredRun } from '../lib/suite/runStore.ts';
+import {
+  resumedCells,
+  RunStore,
+  storedRunProblem,
+  type ResumableRun,
+  type StoredCell,
+  type StoredRun,
+} from '../lib/suite/runStore.ts';
 import { defaultWorkerCount, type ProgressSnapshot } from '../lib/suite/scheduler.ts';
-import { parseCellResult, type CellResult, type RunEnv } from '../lib/suite/schema.ts';
+import type { CellResult, RunEnv } from '../lib/suite/schema.ts';
+import { estimatePlanTime } from '../lib/suite/planEstimate.ts';
 import { backend } from './backend.svelte.ts';
+import { calibration } from './calibration.svelte.ts';
 
 /** ≤ 4 progress updates per second, however fast cells finish. */
 const FLUSH_MS = 250;
@@ -106,6 +115,9 @@ async function heldRunLocks(): Promise<Set<string>> {
 
 export const ELSEWHERE_TEXT = 'This run is running in another tab.';
 
+/** A plan estimated over this long asks before it starts (issue 21, item 11). */
+export const CONFIRM_OVER_SECONDS = 24 * 3600;
+
 export class RunState {
   preset = $state<PresetId>('classroom');
   selection = $state<CustomSelection>(selectionOf(classroomPlan()));
@@ -173,6 +185,21 @@ export class RunState {
   readonly busy = $derived(
     this.phase === 'starting' || this.phase === 'running' || this.phase === 'cancelling',
   );
+  /**
+   * The plan's time on this device before Start (the CLI's `rac-bench estimate` formula at this
+   * page's saved calibration), on the chosen workers; null before the calibration or for a plan
+   * that cannot start.
+   */
+  readonly estimate = $derived(
+    calibration.value && this.problems.length === 0
+      ? estimatePlanTime(this.plan, calibration.value.msPerUnit, this.workers)
+      : null,
+  );
+  /**
+   * Set when Start was pressed on a plan estimated over CONFIRM_OVER_SECONDS: the page asks, and
+   * `start({ confirmed: true })` runs it. Null otherwise.
+   */
+  confirmLong = $state<number | null>(null);
 
   #store: Promise<RunStore> | null = null;
   #pool: BenchPool | null = null;
@@ -194,13 +221,17 @@ export class RunState {
   /** Runs held by another tab whose release this tab waits for (to offer Resume then). */
   #watching = new Set<string>();
 
-  #openStore(): Promise<RunStore> {
-    this.#store ??= RunStore.open();
+  async #openStore(): Promise<RunStore> {
+    const open = this.#store ? await this.#store : null;
+    if (open && !open.gone) return open;
+    // First use, or the browser's storage was cleared under the last connection: open it afresh.
+    this.#store = RunStore.open();
     return this.#store;
   }
 
   /** Pick a preset; the planner's checkboxes follow it (custom keeps the last selection). */
   choosePreset(id: PresetId): void {
+    this.confirmLong = null;
     this.preset = id;
     if (id !== 'custom') this.selection = selectionOf(presetPlan(id));
   }
@@ -248,8 +279,14 @@ export class RunState {
     this.#unlock = null;
   }
 
-  async start(): Promise<void> {
+  async start(opts: { confirmed?: boolean } = {}): Promise<void> {
     if (this.busy || this.problems.length) return;
+    const seconds = this.estimate?.wallSeconds ?? 0;
+    if (!opts.confirmed && seconds > CONFIRM_OVER_SECONDS) {
+      this.confirmLong = seconds;
+      return;
+    }
+    this.confirmLong = null;
     const now = new Date().toISOString();
     const run: StoredRun = {
       id: newRunId(),
@@ -284,23 +321,18 @@ export class RunState {
       const store = await this.#openStore();
       const run = await store.getRun(id);
       if (!run) throw new Error(`No saved run with id "${id}".`);
-      const cells = await store.cells(id);
+      // The stored plan is an input like any other: a damaged one is refused, not run.
+      const problem = storedRunProblem(run);
+      if (problem) throw new Error(`The saved run ${id} cannot be resumed. ${problem}`);
+      const sorted = resumedCells(await store.cells(id));
       // Set in the same tick as the run, so the count shown never starts below what is saved.
-      this.#reset(run, cells.length);
-      this.failures = cells
-        .filter((c) => !c.result)
-        .map((c) => ({ key: c.key, reason: c.error ?? 'failed' }));
+      this.#reset(run, sorted.kept.length);
+      // Failures as stored; records the pool repairs (runs again) are not among them.
+      this.failures = sorted.failures;
       this.resumable = this.resumable.filter((r) => r.run.id !== id);
       // Through the slicer: a resumed run may hold every panel at once. Only records that pass
       // the schema reach the charts; the pool drops the others and runs them again.
-      this.#pendingResults = cells.flatMap((c) => {
-        if (!c.result) return [];
-        try {
-          return [parseCellResult(c.result)];
-        } catch {
-          return [];
-        }
-      });
+      this.#pendingResults = sorted.kept.flatMap((c) => (c.result ? [c.result] : []));
       this.#releaseResults(true);
       await store.setStatus(id, 'running');
       await this.#execute({ ...run, status: 'running' });
@@ -358,6 +390,7 @@ export class RunState {
       watchdog: this.#watchdog,
       gate: this.#hold,
       baseUrl: new URL('./', document.baseURI).href,
+      msPerUnit: calibration.value?.msPerUnit,
     });
     this.#pool = pool;
     const t0 = performance.now();

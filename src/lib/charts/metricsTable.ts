@@ -38,6 +38,23 @@ export interface MetricRow {
   values: Record<MetricColumn, number | null>;
   /** Columns where this row holds the panel's best value (ties all marked). */
   best: Set<MetricColumn>;
+  /**
+   * A semi-supervised curve with the same mean accuracy at every t: the unlabeled data changed
+   * nothing (a Pseudo-Label whose mask rate stayed at 0, a loop too short for its term to act). Its
+   * EVM and VS of 0 are not robustness, so they are never marked best (issue 21, item 14).
+   */
+  flat: boolean;
+}
+
+/** Why a flat curve's EVM and VS are not marked best (the table's tag and its caption say it). */
+export const FLAT_CURVE_TEXT =
+  'flat: the same accuracy at every t, so the unlabeled data made no difference; its EVM and VS of 0 are not marked best';
+
+/** Every t has a mean and all are equal (as shown, 3 decimals). */
+function isFlat(mean: readonly number[]): boolean {
+  if (mean.length === 0 || !mean.every(Number.isFinite)) return false;
+  const shown = mean.map((m) => m.toFixed(3));
+  return shown.every((m) => m === shown[0]);
 }
 
 /** Rows in curve order, with the chosen form's values and the best marks. */
@@ -77,6 +94,7 @@ export function metricRows(curves: readonly CurveRecord[], form: MetricForm): Me
       baseline: c.baseline,
       values,
       best: new Set(),
+      flat: !c.baseline && c.metrics !== null && isFlat(c.mean),
     };
   });
   markBest(rows);
@@ -86,7 +104,7 @@ export function metricRows(curves: readonly CurveRecord[], form: MetricForm): Me
 /**
  * Marks the best value per column within each panel, compared as displayed (3 decimals), so
  * equal-looking values are all marked. Baselines are flat by construction, so they are left out
- * of EVM and VS (they would always "win" with 0) and have no RCC.
+ * of EVM and VS (they would always "win" with 0) and have no RCC; so are flat SSL curves.
  */
 function markBest(rows: MetricRow[]): void {
   const byPanel = new Map<string, MetricRow[]>();
@@ -94,7 +112,7 @@ function markBest(rows: MetricRow[]): void {
   for (const group of byPanel.values()) {
     for (const col of METRIC_COLUMNS) {
       const eligible = group.filter(
-        (r) => Number.isFinite(r.values[col]) && !(r.baseline && (col === 'evm' || col === 'vs')),
+        (r) => Number.isFinite(r.values[col]) && !((r.baseline || r.flat) && (col === 'evm' || col === 'vs')),
       );
       if (eligible.length < 2) continue;
       const shown = (r: MetricRow) => Number((r.values[col] as number).toFixed(3));

@@ -25,6 +25,8 @@ export class TrainingLog {
   #times: { step: number; ms: number }[] = [];
   #names = new Set<string>();
   #scalarNames = new Set<string>();
+  /** The largest value each scalar took over every event (thinned points included). */
+  #maxima = new Map<string, number>();
 
   constructor(capacity = 400) {
     if (!Number.isInteger(capacity) || capacity < 8)
@@ -38,7 +40,10 @@ export class TrainingLog {
     for (const [k, v] of Object.entries(event.losses)) values[k] = v;
     for (const [k, v] of Object.entries(event.scalars ?? {})) values[k] = v;
     for (const k of Object.keys(values)) this.#names.add(k);
-    for (const k of Object.keys(event.scalars ?? {})) this.#scalarNames.add(k);
+    for (const [k, v] of Object.entries(event.scalars ?? {})) {
+      this.#scalarNames.add(k);
+      this.#maxima.set(k, Math.max(this.#maxima.get(k) ?? -Infinity, v));
+    }
     const point = { step: event.step, values };
     this.#latest = point;
     this.#total = event.total;
@@ -72,6 +77,21 @@ export class TrainingLog {
 
   get step(): number {
     return this.#latest?.step ?? 0;
+  }
+
+  /** The largest value scalar `name` took over every event so far, or null when it never came. */
+  maxOf(name: string): number | null {
+    return this.#maxima.get(name) ?? null;
+  }
+
+  /**
+   * True when the fit reports a mask rate and it has been 0 at every event so far: no unlabeled
+   * row passed the method's confidence threshold, so its unlabeled term never acted (issue 21,
+   * item 14: Pseudo-Label's classroom-deep curves were flat for that reason).
+   */
+  get maskNeverRose(): boolean {
+    const mask = this.scalarNames.find((n) => /mask/i.test(n));
+    return mask !== undefined && this.maxOf(mask) === 0;
   }
 
   get total(): number {

@@ -5,6 +5,7 @@
  * `chooseBackend`; the page shows the resulting `BackendReport`. Keeping the decision here
  * lets Node tests pin it down for every kind of machine.
  */
+import type { SelfCheckResult } from './selfCheck.ts';
 
 export const BACKENDS = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
 export type BackendName = (typeof BACKENDS)[number];
@@ -156,6 +157,63 @@ export function chooseBackend(
   return autoChoice(adapter, available);
 }
 
+/** WebGPU and WebGL run on the GPU; WASM and CPU on the processor. */
+export function isGpuBackend(b: BackendName): boolean {
+  return b === 'webgpu' || b === 'webgl';
+}
+
+/**
+ * Why the pool starts a worker, beside the user's preference. The reason a worker reports must be
+ * the real one: a worker the pool put on WASM did not get there because the user chose WASM.
+ *   main         the preference applies as it stands (a plan's first worker, any worker of a plan
+ *                without deep work);
+ *   beside-gpu   a further worker of a plan with deep work: when the preference gives a GPU backend,
+ *                worker 1 keeps the GPU for the deep fits and this one runs statistical fits on WASM;
+ *   replacement  it replaces a worker that crashed on `failedOn`, on `backend`.
+ */
+export type WorkerRole =
+  | { kind: 'main' }
+  | { kind: 'beside-gpu' }
+  | { kind: 'replacement'; backend: BackendName; failedOn: BackendName | null };
+
+/** What the pool asks of a worker: the user's preference and the worker's role. */
+export interface WorkerBackendRequest {
+  pref: BackendPref;
+  role: WorkerRole;
+}
+
+/** A bare preference is a main worker's request (the probe worker, the header badge). */
+export function workerRequest(x: BackendPref | WorkerBackendRequest): WorkerBackendRequest {
+  return typeof x === 'string' ? { pref: x, role: { kind: 'main' } } : x;
+}
+
+/**
+ * The backend of a worker and the real reason for it: `chooseBackend` on the user's preference,
+ * then the pool's role (see WorkerRole). Never says "You chose" about a choice the pool made.
+ */
+export function chooseWorkerBackend(
+  adapter: AdapterFacts | null,
+  request: WorkerBackendRequest,
+  available: readonly BackendName[],
+): BackendChoice {
+  const own = chooseBackend(adapter, request.pref, available);
+  const { role } = request;
+  if (role.kind === 'beside-gpu' && isGpuBackend(own.backend) && available.includes('wasm')) {
+    return {
+      backend: 'wasm',
+      reason: `Worker 1 runs the deep fits on ${backendLabel(own.backend)}; this worker runs the statistical fits beside it on WASM, so the two do not share the GPU.`,
+    };
+  }
+  if (role.kind === 'replacement' && role.backend !== own.backend && available.includes(role.backend)) {
+    const was = role.failedOn ? backendLabel(role.failedOn) : 'its backend';
+    return {
+      backend: role.backend,
+      reason: `A worker on ${was} crashed, so the worker that replaced it runs on ${backendLabel(role.backend)}.`,
+    };
+  }
+  return own;
+}
+
 /**
  * The order to try backends in, starting with the chosen one: when one fails to initialise,
  * the next is tried. wasm, then webgl, then cpu (cpu always works).
@@ -186,4 +244,48 @@ export function adapterFactsOf(adapter: {
     description: info.description ?? '',
     isFallbackAdapter: Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false),
   };
+}
+
+/**
+ * A GPU backend this much slower than WASM on the self-check is worth a warning. The check's
+ * matmul is small (64×64), so a real GPU pays its read-back there and may be a few times slower
+ * than WASM without being slow on real work; a software adapter is tens to hundreds of times slower.
+ */
+export const SLOW_GPU_RATIO = 10;
+
+/** "186", "12", "3.4": a ratio as people say it. */
+function ratioText(r: number): string {
+  return r >= 10 ? String(Math.round(r)) : r.toFixed(1);
+}
+
+/**
+ * Why the backend in use will be slow, in one plain paragraph, or null when it will not: a GPU
+ * backend that the self-check measured at SLOW_GPU_RATIO or more times WASM's time, or WebGPU on a
+ * software adapter (which emulates a GPU on the processor). Shown on the device badge (which then
+ * is not green) and before Start.
+ */
+export function slowBackendWarning(
+  report: Pick<BackendReport, 'backend' | 'adapter'> | null,
+  check: SelfCheckResult | null,
+): string | null {
+  if (!report || !isGpuBackend(report.backend)) return null;
+  const label = backendLabel(report.backend);
+  const software = report.backend === 'webgpu' && report.adapter ? softwareAdapterName(report.adapter) : null;
+  const ref = check && check.backend === report.backend ? check.reference : undefined;
+  const ratio = ref ? ref.activeMs / Math.max(ref.ms, 0.05) : null;
+  if (ratio !== null && ratio >= SLOW_GPU_RATIO) {
+    const on = software ? ` on ${describeAdapter(report.adapter)}` : '';
+    return (
+      `${label}${on} is slow here: the self-check's ${check!.n}×${check!.n} matmul took ${ref!.activeMs} ms ` +
+      `against ${ref!.ms} ms on WASM (about ${ratioText(ratio)}× slower). Fits will take far longer than on ` +
+      'WASM: choose Auto or WASM in the device menu, or start anyway.'
+    );
+  }
+  if (software && (ratio === null || ratio > 1)) {
+    return (
+      `${label} runs on a ${describeAdapter(report.adapter)}, which emulates a GPU on the processor and is ` +
+      'usually much slower than WASM: choose Auto or WASM in the device menu, or start anyway.'
+    );
+  }
+  return null;
 }

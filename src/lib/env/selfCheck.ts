@@ -18,6 +18,11 @@ export interface SelfCheckResult {
   numTensorsAfter: number;
   /** Passed: diff within SELF_CHECK_TOLERANCE and no tensors leaked. */
   ok: boolean;
+  /**
+   * On a GPU backend, the same warm matmul on WASM (best of a few, both sides), so the page can say
+   * when the GPU is the slower of the two (a software adapter); absent on WASM and CPU.
+   */
+  reference?: { backend: string; ms: number; activeMs: number };
 }
 
 /** float32 accumulation over 64 terms of size ≤ 1 stays far below this. */

@@ -19,6 +19,11 @@ export interface FitContextOptions {
   /** A monotonic clock in ms. With one, `tick` yields at most every `yieldEveryMs`; without, every call. */
   now?: () => number;
   yieldEveryMs?: number;
+  /**
+   * Called at every `tick()`, before its throttle: a step-based fit ticks once per step, so the
+   * harness can show it is alive from its first step (its typed reports come every N steps only).
+   */
+  onTick?: () => void;
 }
 
 /** The generator of stream `name` under run seed `seed` (independent of MT(seed) and of other names). */
@@ -31,10 +36,12 @@ function makeTick(
   onProgress: ((p: Progress) => void) | undefined,
   now?: () => number,
   yieldEveryMs = 8,
+  onTick?: () => void,
 ) {
   let last = now ? now() : 0;
   return async (p?: Progress): Promise<void> => {
     if (signal?.aborted) throw new AbortError();
+    onTick?.();
     if (p && onProgress) onProgress(p);
     if (now) {
       const t = now();
@@ -67,7 +74,7 @@ export function createFitContext(o: FitContextOptions): LiveFitContext {
     onProgress: o.onProgress,
     quirks: o.quirks ?? 'rsb',
     stream: makeStreams(o.seed),
-    tick: makeTick(o.signal, o.onProgress, o.now, o.yieldEveryMs),
+    tick: makeTick(o.signal, o.onProgress, o.now, o.yieldEveryMs, o.onTick),
   };
 }
 

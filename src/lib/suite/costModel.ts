@@ -120,7 +120,7 @@ export const BENCH_UNITS = 2 * BENCH_N * BENCH_N * BENCH_D;
  * graph methods. Returns ms per work unit for this device, scaled to the reference. Takes the
  * best of `repeats` runs (the first warms the JIT). About 10 ms on a laptop.
  */
-export function calibrate(now: () => number, repeats = 5): { msPerUnit: number; benchMs: number } {
+export function calibrate(now: () => number, repeats = CALIBRATION_REPEATS): Calibration {
   const x = new Float64Array(BENCH_N * BENCH_D);
   for (let i = 0; i < x.length; i++) x[i] = ((i * 2654435761) % 1000) / 1000; // deterministic data
   let best = Infinity;
@@ -143,7 +143,7 @@ export function calibrate(now: () => number, repeats = 5): { msPerUnit: number; 
   }
   // `sink` keeps the loop from being optimised away.
   const benchMs = Math.max(best, 0.05) + (sink < 0 ? 1 : 0);
-  return { msPerUnit: REFERENCE_MS_PER_UNIT * (benchMs / REFERENCE_BENCH_MS), benchMs };
+  return calibrationOf(benchMs);
 }
 
 /** Expected milliseconds of one fit. */
@@ -221,10 +221,58 @@ export function estimatePlan(
   };
 }
 
-let memo: { msPerUnit: number; benchMs: number } | null = null;
+/** A device's calibration: the micro-benchmark's best time, and the ms per work unit it gives. */
+export interface Calibration {
+  msPerUnit: number;
+  benchMs: number;
+}
+
+/**
+ * Timed runs of the micro-benchmark, the best of which counts: the same number in the page and
+ * the CLI (three runs on a page that is still loading gave estimates 3.5 times apart).
+ */
+export const CALIBRATION_REPEATS = 7;
+
+/** The calibration of a micro-benchmark time. */
+export function calibrationOf(benchMs: number): Calibration {
+  return { msPerUnit: REFERENCE_MS_PER_UNIT * (benchMs / REFERENCE_BENCH_MS), benchMs };
+}
+
+/** What a saved calibration belongs to: a new app version, browser or core count measures again. */
+export interface CalibrationFacts {
+  app: string;
+  agent: string;
+  cores: number;
+}
+
+/** A calibration as the page saves it (localStorage), with the facts it was measured under. */
+export interface StoredCalibration extends CalibrationFacts {
+  v: 1;
+  benchMs: number;
+}
+
+export function storedCalibration(c: Calibration, facts: CalibrationFacts): StoredCalibration {
+  return { v: 1, benchMs: c.benchMs, ...facts };
+}
+
+/**
+ * A saved calibration, when it is sound and was measured under these facts; null otherwise (then
+ * the page measures again). ms per unit is recomputed from the benchmark time, so the formula has
+ * one home.
+ */
+export function readStoredCalibration(raw: unknown, facts: CalibrationFacts): Calibration | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const r = raw as Partial<StoredCalibration>;
+  if (r.v !== 1 || r.app !== facts.app || r.agent !== facts.agent || r.cores !== facts.cores) return null;
+  const ms = r.benchMs;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0 || ms > 10_000) return null;
+  return calibrationOf(ms);
+}
+
+let memo: Calibration | null = null;
 
 /** `calibrate` once per process or page (the planner's pre-start check and the run share it). */
-export function calibrateOnce(now: () => number): { msPerUnit: number; benchMs: number } {
-  memo ??= calibrate(now, 3);
+export function calibrateOnce(now: () => number): Calibration {
+  memo ??= calibrate(now, CALIBRATION_REPEATS);
   return memo;
 }

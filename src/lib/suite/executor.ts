@@ -278,7 +278,7 @@ export class RunExecutor {
       if (t0) out.push(derivedExecuted(t0, d));
     }
     if (out.length === 0) return;
-    await this.#o.put(out);
+    await this.#put(out);
     for (const c of out) this.scheduler.markDone(c.key, c.status === 'failed');
     hooks.onStored?.(out);
   }
@@ -390,6 +390,8 @@ export class RunExecutor {
             // still brings its training events, but no longer marks the lane busy.
             let returned = false;
             const result = await this.#runWatched(lane, cell, (fraction, message, training) => {
+              // The ETA counts the reported part of a fit in flight (scheduler ignores late posts).
+              scheduler.progress(cell.key, fraction);
               if (!returned)
                 view({ phase: 'busy', cell: cell.key, attempt, fraction, message: message ?? null });
               if (training?.length) {
@@ -514,6 +516,21 @@ export class RunExecutor {
     });
   }
 
+  /**
+   * Stores a batch. Storage that fails (the browser's storage cleared under the run, a full disk)
+   * stops every lane, with the store's own words as the reason: the other lanes' fits could not
+   * be stored either, and one clear sentence beats one per lane.
+   */
+  async #put(batch: ExecutedCell[]): Promise<void> {
+    try {
+      await this.#o.put(batch);
+    } catch (e) {
+      this.#pauseReason ??= errText(e);
+      this.#wake();
+      throw e;
+    }
+  }
+
   /** Stores a fit's record with its derived baseline cells in one batch, then counts them. */
   async #record(
     cell: CellSpec,
@@ -527,7 +544,7 @@ export class RunExecutor {
     // A plan without t = 0 has no cell for a baseline's fit itself, only for its derived cells.
     const batch: ExecutedCell[] = this.scheduler.isPlanKey(cell.key) ? [own] : [];
     for (const d of this.scheduler.derivedPending(cell.key)) batch.push(derivedExecuted(own, d));
-    await this.#o.put(batch);
+    await this.#put(batch);
     this.scheduler.complete(cell.key, own.status === 'failed');
     hooks.onStored?.(batch);
     this.#wake();
@@ -557,7 +574,7 @@ export class RunExecutor {
     if (first) hooks.onNotice?.(`${ds} could not be loaded; its cells are not run. ${reason}`);
     await this.#record(cell, null, text, attempts, hooks);
     if (batch.length === 0) return;
-    await this.#o.put(batch);
+    await this.#put(batch);
     hooks.onStored?.(batch);
     this.#wake();
   }

@@ -3,9 +3,14 @@
  * each fit's expected seconds (from the cost model and the device calibration, computed by the
  * caller) summed per algorithm and dataset, and the wall time of the plan when it is cut into
  * shards the way `rac-bench run --shard i/n` cuts it (round-robin over fit units, one lane per
- * shard), so the wall time is the slowest shard's sum. Pure: no clock, no I/O.
+ * shard), so the wall time is the slowest shard's sum. The page's pre-start estimate and the CLI's
+ * `rac-bench estimate` share `fitSeconds` (one cost model, the registry's shapes, one calibration
+ * procedure), so both give the same numbers for the same plan and calibration. Pure: no clock, no I/O.
  */
-import { shardCells, type CellSpec } from './plan.ts';
+import { findAlgorithm, isBaselineAlgorithm } from '../models/catalogue.ts';
+import { cappedShape, cellShape, datasetShape, fitCost, fitMemoryBytes } from './costModel.ts';
+import { planOptionsOf } from './modelOptions.ts';
+import { shardCells, type CellSpec, type RunPlanSpec } from './plan.ts';
 
 /** One fit of the plan with its expected seconds on this device. */
 export interface TimedFit {
@@ -83,4 +88,102 @@ export function formatDuration(seconds: number): string {
   if (seconds >= 3600) return `${(seconds / 3600).toFixed(1)} h`;
   if (seconds >= 60) return `${(seconds / 60).toFixed(0)} min`;
   return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+}
+
+/** What a fit's cost depends on. */
+export interface FitGroupKey {
+  dataset: string;
+  labels: number;
+  algorithm: string;
+}
+
+/**
+ * Expected seconds of one fit of `plan` at `msPerUnit`: the cost model on the registry's shape of
+ * the dataset, under the plan's model options and §9 caps. The one formula of the page and the CLI.
+ */
+export function fitSeconds(fit: FitGroupKey, plan: RunPlanSpec, msPerUnit: number): number {
+  const shape = cappedShape(cellShape(datasetShape(fit.dataset), fit.labels), fit.algorithm, plan.subsample);
+  const units = fitCost(
+    fit.algorithm,
+    shape,
+    findAlgorithm(fit.algorithm)?.family,
+    planOptionsOf(plan)(fit.algorithm),
+  );
+  return (units * msPerUnit) / 1000;
+}
+
+/**
+ * The plan's fits grouped by dataset, labels and algorithm, with their count, by arithmetic (no
+ * grid expansion, so the planner can recompute it at every click): settings × seeds × t values, a
+ * baseline once per setting and seed (at t = 0).
+ */
+export function planFitGroups(
+  plan: RunPlanSpec,
+  isBaseline: (algorithm: string) => boolean = isBaselineAlgorithm,
+): (FitGroupKey & { count: number })[] {
+  const perT = plan.settings.length * plan.seeds.length;
+  return plan.datasets.flatMap((dataset) =>
+    plan.labels.flatMap((labels) =>
+      plan.algorithms.map((algorithm) => ({
+        dataset,
+        labels,
+        algorithm,
+        count: perT * (isBaseline(algorithm) ? Math.min(1, plan.tIndices.length) : plan.tIndices.length),
+      })),
+    ),
+  );
+}
+
+export interface PlanEstimateSummary {
+  /** Per algorithm × dataset, as `rac-bench estimate` prints them. */
+  rows: EstimateRow[];
+  fits: number;
+  /** Every fit one after the other (one process, one worker). */
+  cpuSeconds: number;
+  lanes: number;
+  /** On `lanes` workers: the work shared out, never below the longest fit. */
+  wallSeconds: number;
+  longestFitSeconds: number;
+  /** Peak memory of the largest fit, times the lanes that may run such fits at once. */
+  peakBytes: number;
+}
+
+/**
+ * The page's pre-start estimate of a plan on `lanes` workers: the same rows and seconds as
+ * `rac-bench estimate` gives for the plan at the same calibration.
+ */
+export function estimatePlanTime(plan: RunPlanSpec, msPerUnit: number, lanes: number): PlanEstimateSummary {
+  const rows = new Map<string, EstimateRow>();
+  let cpu = 0;
+  let fits = 0;
+  let longest = 0;
+  let peak = 0;
+  for (const g of planFitGroups(plan)) {
+    if (g.count === 0) continue;
+    const seconds = fitSeconds(g, plan, msPerUnit);
+    const id = `${g.algorithm}\u0000${g.dataset}`;
+    let row = rows.get(id);
+    if (!row) {
+      row = { algorithm: g.algorithm, dataset: g.dataset, fits: 0, seconds: 0, longestSeconds: 0 };
+      rows.set(id, row);
+    }
+    row.fits += g.count;
+    row.seconds += seconds * g.count;
+    row.longestSeconds = Math.max(row.longestSeconds, seconds);
+    cpu += seconds * g.count;
+    fits += g.count;
+    longest = Math.max(longest, seconds);
+    const shape = cappedShape(cellShape(datasetShape(g.dataset), g.labels), g.algorithm, plan.subsample);
+    peak = Math.max(peak, fitMemoryBytes(g.algorithm, shape));
+  }
+  const n = Number.isFinite(lanes) && lanes >= 1 ? Math.floor(lanes) : 1;
+  return {
+    rows: [...rows.values()],
+    fits,
+    cpuSeconds: cpu,
+    lanes: n,
+    wallSeconds: Math.max(cpu / n, longest),
+    longestFitSeconds: longest,
+    peakBytes: peak * Math.min(n, fits || 1),
+  };
 }

@@ -15,7 +15,7 @@
 import { DATASET_IDS } from '../data/registry.ts';
 import { checkModelOptions, findAlgorithm, orderAlgorithms, presetAlgorithms } from '../models/catalogue.ts';
 import { subsampleProblems } from './subsamplePlan.ts';
-import { SETTINGS, type ProtocolMode } from '../types.ts';
+import { SETTINGS, T_GRID, type ProtocolMode } from '../types.ts';
 import {
   defaultPlanOptions,
   MAX_PLAN_CELLS,
@@ -73,13 +73,16 @@ export const DEEP_ALGORITHMS = presetAlgorithms('tabular-deep');
 
 /**
  * The classroom's deep loop: the tiny network, 16 labeled rows a step, and a faster learning rate
- * and EMA so that 60 steps move the shadow that predicts (at §7.2's lr 1e-4 and decay 0.999 the
- * shadow would still be 90 % the initial weights). Measured to fit in a browser tab on a 2-core
- * CPU (docs/ARCHITECTURE.md "Deep family"). Recorded in every result's options.
+ * and EMA so that the steps move the shadow that predicts (at §7.2's lr 1e-4 and decay 0.999 the
+ * shadow would still be 90 % the initial weights). 120 steps, not 60: Pseudo-Label's mask rate
+ * (rows past its 0.95 confidence threshold) only leaves 0 after about 75 steps at this rate, so at
+ * 60 its unlabeled term never acted and its curves were flat (issue 21, item 14). Measured to fit
+ * in a browser tab on a 2-core CPU (docs/ARCHITECTURE.md "Deep family"). Recorded in every result's
+ * options.
  */
 export const CLASSROOM_DEEP_OPTIONS: Readonly<Record<string, string | number | boolean>> = Object.freeze({
   size: 'tiny',
-  steps: 60,
+  steps: 120,
   batchL: 16,
   lr: 1e-3,
   emaDecay: 0.98,
@@ -269,4 +272,19 @@ export function planSize(
   isBaseline: (id: string) => boolean,
 ): { cells: number; fits: number } {
   return { cells: planCellCount(plan), fits: planFitCount(plan, isBaseline) };
+}
+
+/**
+ * What a plan with part of the t grid gives up, said before Start (issue 21, item 15), or null
+ * for the whole grid (every preset) or none: the six metrics are integrals and correlations over
+ * every t, so Results can show such a plan's points but not its metrics.
+ */
+export function partialGridNote(plan: Pick<RunPlanSpec, 'tIndices'>): string | null {
+  const n = plan.tIndices.length;
+  if (n === 0 || n >= T_GRID.length) return null;
+  const ts = [...plan.tIndices].sort((a, b) => a - b).map((i) => T_GRID[i]);
+  return (
+    `This plan runs t = ${ts.join(', ')} only. The six metrics (AUC, EA, WA, EVM, VS, RCC) need every t ` +
+    `of the grid (${T_GRID.join(', ')}): Results will show these points and their accuracies, and "—" for the metrics.`
+  );
 }

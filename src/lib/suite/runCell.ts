@@ -150,6 +150,29 @@ function initSeedOf(algorithm: AlgorithmEntry, plan: RunPlanSpec, seed: number):
   return deep && plan.mode === 'rsb' ? 0 : seed;
 }
 
+/**
+ * A deep fit's progress from its first step: the trainer ticks once per step but reports its
+ * losses every `progressEvery` steps (25), which on a slow backend (WebGPU on a software adapter)
+ * is minutes of 0 %. Each tick moves the fit's fraction and says its step, so the page shows it
+ * alive, the ETA moves and the watchdog hears it. Not for statistical fits (their ticks are not
+ * steps of a known count).
+ */
+export function stepTicker(
+  algorithm: Pick<AlgorithmEntry, 'family'> & Partial<Pick<AlgorithmSpec, 'suite'>>,
+  options: Record<string, unknown>,
+  onProgress: RunCellContext['onProgress'],
+): (() => void) | undefined {
+  const deep = algorithm.family === 'deep' || algorithm.suite === 'deep';
+  const steps = options.steps;
+  if (!deep || !onProgress || typeof steps !== 'number' || !(steps > 0)) return undefined;
+  let step = 0;
+  return () => {
+    step++;
+    // The last step's own report (with its losses) says "done"; ticks stop short of it.
+    if (step < steps) onProgress(step / steps, `step ${step} of ${steps}`);
+  };
+}
+
 export async function runCell(
   ds: Dataset,
   datasetSource: string,
@@ -273,6 +296,7 @@ export async function runCell(
       created_at: ctx.isoTime(),
     }) as CellResult;
   let result: CellResult;
+  const onTick = stepTicker(algorithm, options, ctx.onProgress);
   try {
     model = await algorithm.create({ mode: plan.mode, options });
     const t0 = ctx.now();
@@ -292,6 +316,7 @@ export async function runCell(
         quirks: plan.quirks,
         now: ctx.now,
         onProgress: ctx.onProgress ? (p) => ctx.onProgress!(p.fraction, p.message, p) : undefined,
+        onTick,
       }),
     );
     const t1 = ctx.now();

@@ -10,7 +10,16 @@
  */
 import { openDB, type IDBPDatabase } from 'idb';
 import type { RunPlanSpec } from './plan.ts';
-import { RUN_SCHEMA, type CellResult, type RunEnv, type RunRecord } from './schema.ts';
+import { validatePlan } from './presets.ts';
+import {
+  parseCellResult,
+  RUN_SCHEMA,
+  RunPlanSchema,
+  type CellResult,
+  type RunEnv,
+  type RunRecord,
+} from './schema.ts';
+import { parseWith } from './schemaParts.ts';
 import type { ModalCellResult, ModalRunPlan, ModalRunRecord } from './schemaV3.ts';
 
 export const RUNS_DB_NAME = 'rac-bench-runs';
@@ -85,8 +94,37 @@ export interface ResumableRun {
   done: number;
 }
 
+/**
+ * The browser's storage went away under an open run (the user cleared the site's data, or the
+ * browser evicted it): IndexedDB answers "The database connection is closing". Said in plain words,
+ * with what is lost, instead of that raw DOMException (issue 21, item 13).
+ */
+export class StorageClearedError extends Error {
+  constructor() {
+    super(
+      "This browser's storage for RAC Bench was cleared while the run was going (site data deleted, or " +
+        'evicted by the browser), so the run stopped. Lost: every result saved in this browser, this ' +
+        "run's included, and the run itself (it cannot be resumed). The results drawn on this page stay " +
+        'until you leave or reload it; start the run again to redo the rest.',
+    );
+    this.name = 'StorageClearedError';
+  }
+}
+
+/** An IndexedDB error that means the connection is gone (closed under us, or the database deleted). */
+export function isConnectionGone(e: unknown): boolean {
+  const name = (e as { name?: unknown } | null)?.name;
+  const message = e instanceof Error ? e.message : String(e);
+  return (
+    (name === 'InvalidStateError' && /clos/i.test(message)) ||
+    /connection is clos|database (connection )?(was |has been |is )?(closed|deleted)/i.test(message)
+  );
+}
+
 export class RunStore {
   readonly #db: IDBPDatabase;
+  /** Set once the browser closed the connection under us (site data cleared) or asked us to close. */
+  #gone = false;
 
   private constructor(db: IDBPDatabase) {
     this.#db = db;
@@ -94,75 +132,107 @@ export class RunStore {
 
   /** Opens (and creates or upgrades) the database. Uses the global indexedDB. */
   static async open(name: string = RUNS_DB_NAME): Promise<RunStore> {
+    let store: RunStore | null = null;
     const db = await openDB(name, MIGRATIONS.length, {
       upgrade(db, oldVersion) {
         for (let v = oldVersion; v < MIGRATIONS.length; v++) MIGRATIONS[v](db);
       },
       blocking(_current, _blocked, event) {
+        // Another open wants to delete or upgrade the database: let it, and say so at the next use.
+        if (store) store.#gone = true;
         (event.target as IDBDatabase).close();
       },
+      terminated() {
+        // The browser closed the connection itself: clearing site data does that.
+        if (store) store.#gone = true;
+      },
     });
-    return new RunStore(db);
+    store = new RunStore(db);
+    return store;
+  }
+
+  /** True once the storage went away under this connection (every later call fails with StorageClearedError). */
+  get gone(): boolean {
+    return this.#gone;
   }
 
   close(): void {
     this.#db.close();
   }
 
+  /** Runs `f` on the database; a connection that went away becomes a StorageClearedError. */
+  async #use<T>(f: (db: IDBPDatabase) => Promise<T>): Promise<T> {
+    if (this.#gone) throw new StorageClearedError();
+    try {
+      return await f(this.#db);
+    } catch (e) {
+      if (this.#gone || isConnectionGone(e)) {
+        this.#gone = true;
+        throw new StorageClearedError();
+      }
+      throw e;
+    }
+  }
+
   async putRun(run: StoredRun): Promise<void> {
-    await this.#db.put(RUNS_STORE, run);
+    await this.#use((db) => db.put(RUNS_STORE, run));
   }
 
   async getRun(id: string): Promise<StoredRun | undefined> {
-    return this.#db.get(RUNS_STORE, id);
+    return this.#use((db) => db.get(RUNS_STORE, id));
   }
 
   /** Newest first. */
   async listRuns(): Promise<StoredRun[]> {
-    const runs = (await this.#db.getAll(RUNS_STORE)) as StoredRun[];
+    const runs = (await this.#use((db) => db.getAll(RUNS_STORE))) as StoredRun[];
     return runs.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
   }
 
   async setStatus(id: string, status: RunStatus, finishedAt: string | null = null): Promise<void> {
-    const tx = this.#db.transaction(RUNS_STORE, 'readwrite');
-    const run = (await tx.store.get(id)) as StoredRun | undefined;
-    if (!run) throw new Error(`RunStore.setStatus: no run with id "${id}".`);
-    await tx.store.put({ ...run, status, finished_at: finishedAt });
-    await tx.done;
+    await this.#use(async (db) => {
+      const tx = db.transaction(RUNS_STORE, 'readwrite');
+      const run = (await tx.store.get(id)) as StoredRun | undefined;
+      if (!run) throw new Error(`RunStore.setStatus: no run with id "${id}".`);
+      await tx.store.put({ ...run, status, finished_at: finishedAt });
+      await tx.done;
+    });
   }
 
   /** Writes finished cells in one transaction (a fit and its derived baseline cells land together). */
   async putCells(cells: readonly StoredCell[]): Promise<void> {
     if (cells.length === 0) return;
-    const tx = this.#db.transaction(CELLS_STORE, 'readwrite');
-    await Promise.all([...cells.map((c) => tx.store.put(c)), tx.done]);
+    await this.#use(async (db) => {
+      const tx = db.transaction(CELLS_STORE, 'readwrite');
+      await Promise.all([...cells.map((c) => tx.store.put(c)), tx.done]);
+    });
   }
 
   /** Removes cells of a run (records that failed validation on resume, to be run again). */
   async deleteCells(runId: string, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
-    const tx = this.#db.transaction(CELLS_STORE, 'readwrite');
-    await Promise.all([...keys.map((k) => tx.store.delete([runId, k])), tx.done]);
+    await this.#use(async (db) => {
+      const tx = db.transaction(CELLS_STORE, 'readwrite');
+      await Promise.all([...keys.map((k) => tx.store.delete([runId, k])), tx.done]);
+    });
   }
 
   async getCell(runId: string, key: string): Promise<StoredCell | undefined> {
-    return this.#db.get(CELLS_STORE, [runId, key]);
+    return this.#use((db) => db.get(CELLS_STORE, [runId, key]));
   }
 
   async cells(runId: string): Promise<StoredCell[]> {
-    return this.#db.getAllFromIndex(CELLS_STORE, 'runId', runId) as Promise<StoredCell[]>;
+    return this.#use((db) => db.getAllFromIndex(CELLS_STORE, 'runId', runId) as Promise<StoredCell[]>);
   }
 
   async finishedKeys(runId: string): Promise<Set<string>> {
-    const keys = (await this.#db.getAllKeysFromIndex(CELLS_STORE, 'runId', runId)) as unknown as [
-      string,
-      string,
-    ][];
+    const keys = (await this.#use((db) =>
+      db.getAllKeysFromIndex(CELLS_STORE, 'runId', runId),
+    )) as unknown as [string, string][];
     return new Set(keys.map((k) => k[1]));
   }
 
   async countCells(runId: string): Promise<number> {
-    return this.#db.countFromIndex(CELLS_STORE, 'runId', runId);
+    return this.#use((db) => db.countFromIndex(CELLS_STORE, 'runId', runId));
   }
 
   /** Runs left running or paused with cells still to do: what the Run page offers to resume. */
@@ -211,11 +281,70 @@ export class RunStore {
 
   /** Removes a run and all its cells. */
   async deleteRun(id: string): Promise<void> {
-    const tx = this.#db.transaction([RUNS_STORE, CELLS_STORE], 'readwrite');
-    const cells = tx.objectStore(CELLS_STORE);
-    const keys = await cells.index('runId').getAllKeys(id);
-    await Promise.all([...keys.map((k) => cells.delete(k)), tx.objectStore(RUNS_STORE).delete(id), tx.done]);
+    await this.#use(async (db) => {
+      const tx = db.transaction([RUNS_STORE, CELLS_STORE], 'readwrite');
+      const cells = tx.objectStore(CELLS_STORE);
+      const keys = await cells.index('runId').getAllKeys(id);
+      await Promise.all([
+        ...keys.map((k) => cells.delete(k)),
+        tx.objectStore(RUNS_STORE).delete(id),
+        tx.done,
+      ]);
+    });
   }
+}
+
+/**
+ * Why a stored run cannot be resumed, in one sentence, or null. Its plan comes back from storage
+ * like any other input and is checked like one (the run-file schema, then the planner's checks):
+ * a damaged `plan.datasets: "iris"` would otherwise run datasets "i", "r", "s" (issue 21, item 13).
+ */
+export function storedRunProblem(run: StoredRun): string | null {
+  let plan: RunPlanSpec;
+  try {
+    plan = parseWith(RunPlanSchema, run.plan) as RunPlanSpec;
+  } catch (e) {
+    return `Its saved plan is damaged (plan.${(e as Error).message}), so it cannot be resumed: discard it and start the plan again.`;
+  }
+  const problems = validatePlan(plan);
+  if (problems.length)
+    return `Its saved plan cannot run here (${problems[0]}), so it cannot be resumed: discard it and start the plan again.`;
+  return null;
+}
+
+/** Stored cells on their way back in (resume), sorted by what happens to them. */
+export interface ResumedCells {
+  /** Records that pass the schema, and failures recorded as such: kept, not run again. */
+  kept: StoredCell[];
+  /** Unreadable records (damaged, or an older shape): removed and run again, so never "failed". */
+  rerun: string[];
+  /** Cells stored as failed without a record: what the page lists as failures (as during the run). */
+  failures: { key: string; reason: string }[];
+}
+
+/**
+ * Sorts a run's stored cells on resume (the pool and the page share it, so a cell the pool repairs
+ * by running it again is not also listed as failed): a record that passes the schema is kept; a
+ * failure is kept and listed; anything else is run again.
+ */
+export function resumedCells(cells: readonly StoredCell[]): ResumedCells {
+  const out: ResumedCells = { kept: [], rerun: [], failures: [] };
+  for (const c of cells) {
+    if (c.result === null) {
+      if (c.status === 'failed') {
+        out.kept.push(c);
+        out.failures.push({ key: c.key, reason: c.error ?? 'failed' });
+      } else out.rerun.push(c.key);
+      continue;
+    }
+    try {
+      // A failed fit with a record (its outcome says why) is a result, as when it was stored.
+      out.kept.push({ ...c, result: parseCellResult(c.result) });
+    } catch {
+      out.rerun.push(c.key);
+    }
+  }
+  return out;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface InFlight {
   worker: number;
   attempt: number;
   startedAt: number;
+  /** The fit's own progress, 0–1 (its steps or iterations), as its lane last reported it. */
+  fraction: number;
 }
 
 export interface ProgressSnapshot {
@@ -44,9 +46,12 @@ export interface ProgressSnapshot {
   /** Cells per minute over this session (cells finished before a resume do not count). */
   cellsPerMinute: number | null;
   /**
-   * Seconds left: the cost of the fits still to run at this session's rate (ms per work unit);
-   * before any fit ends, from the device calibration when given, else null. Failed and skipped
-   * cells (a dataset that could not load) leave the remaining cost: they never count.
+   * Seconds left: the work still to do at this session's rate, where work done counts finished
+   * fits and the reported part of the fits in flight, so a long fit moves the ETA as it goes and
+   * one that stalls makes it grow (never frozen). Before any work is reported, the device
+   * calibration less the time spent, and null ("not known") once that is used up or without one.
+   * Failed and skipped fits leave the remaining cost and never count as work done, so fits that
+   * fail at once do not make the rate look fast.
    */
   etaSeconds: number | null;
   elapsedSeconds: number;
@@ -153,8 +158,18 @@ export class Scheduler {
     this.#startedAt ??= now;
     const attempt = (this.#attempts.get(cell.key) ?? 0) + 1;
     this.#attempts.set(cell.key, attempt);
-    this.#inFlight.set(cell.key, { cell, worker, attempt, startedAt: now });
+    this.#inFlight.set(cell.key, { cell, worker, attempt, startedAt: now, fraction: 0 });
     return cell;
+  }
+
+  /**
+   * The fit `key` reported its own progress (0–1). Ignored for a fit not in flight (a late post);
+   * never goes back (a fit's reports only move forward).
+   */
+  progress(key: string, fraction: number): void {
+    const f = this.#inFlight.get(key);
+    if (!f || !Number.isFinite(fraction)) return;
+    f.fraction = Math.max(f.fraction, Math.min(1, Math.max(0, fraction)));
   }
 
   /** Derived baseline cells (t > 0) that the fit `key` completes and that are not stored yet. */
@@ -170,8 +185,14 @@ export class Scheduler {
     if (!this.#inFlight.delete(key)) throw new Error(`Scheduler.complete: cell "${key}" is not in flight.`);
     this.#fitsDone++;
     const units = this.#fitCost.get(key) ?? 0;
-    this.#costDone += units;
-    this.#sessionCost += units;
+    if (failed) {
+      // A failed fit did not do its work (it may have failed at once): its cost leaves the plan
+      // instead of counting as work done, which would make the rate look fast and the ETA 0 s.
+      this.#costTotal -= units;
+    } else {
+      this.#costDone += units;
+      this.#sessionCost += units;
+    }
     this.markDone(key, failed);
     for (const d of this.#derived.get(key) ?? []) this.markDone(d.key, failed);
   }
@@ -194,6 +215,7 @@ export class Scheduler {
     if (!f) throw new Error(`Scheduler.crashed: cell "${key}" is not in flight.`);
     if (f.attempt >= this.#maxAttempts) return 'give-up';
     f.attempt++;
+    f.fraction = 0; // the retry starts over
     this.#attempts.set(key, f.attempt);
     return 'retry';
   }
@@ -279,12 +301,20 @@ export class Scheduler {
   }
 
   #eta(elapsedMs: number): number | null {
+    // The reported part of the fits in flight is work done too (a fit of an hour is not 0 % of
+    // its work for that hour).
+    let inFlightDone = 0;
+    for (const f of this.#inFlight.values())
+      inFlightDone += (this.#fitCost.get(f.cell.key) ?? 0) * f.fraction;
     // Sums of large and small costs added and removed in different orders leave rounding dust.
-    const raw = this.#costTotal - this.#costDone;
+    const raw = this.#costTotal - this.#costDone - inFlightDone;
     const remaining = raw > 1e-9 * this.#costTotal ? raw : 0;
-    const observed = etaSeconds(this.#sessionCost, remaining, elapsedMs);
+    const observed = etaSeconds(this.#sessionCost + inFlightDone, remaining, elapsedMs);
     if (observed !== null || this.#msPerUnit === null) return observed;
-    return (remaining * this.#msPerUnit) / this.#lanes / 1000;
+    // Nothing measured yet: the calibration's estimate less the time already spent; once that is
+    // used up the estimate was wrong, and the honest answer is "not known yet", not a frozen number.
+    const left = (remaining * this.#msPerUnit) / this.#lanes / 1000 - elapsedMs / 1000;
+    return left > 0 ? left : null;
   }
 }
 

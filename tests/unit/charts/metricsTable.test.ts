@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  FLAT_CURVE_TEXT,
   formatMetric,
   metricHeader,
   metricRows,
@@ -32,23 +33,35 @@ describe('metric table rows', () => {
     expect(metricHeader('evm', 'code')).toBe('EVM');
   });
 
-  it('marks the best per column within each panel: higher AUC/EA/WA/RCC, lower EVM/VS, ties all marked, baselines out of EVM/VS', () => {
+  it('marks the best per column within each panel: higher AUC/EA/WA/RCC, lower EVM/VS, ties all marked, baselines and flat curves out of EVM/VS', () => {
     const rows = metricRows(panelFixture(), 'integral');
     const best = Object.fromEntries(rows.map((r) => [r.algorithm, [...r.best].sort()]));
-    // AUC: ssgmm 0.8 and the flattened xgb 0.8 tie; WA: ssgmm and xgb 0.8; EVM/VS: ssgmm 0 (xgb excluded); RCC: ls.
+    // AUC: ssgmm 0.8 and the flattened xgb 0.8 tie; WA: ssgmm and xgb 0.8; RCC: ls. EVM/VS: ssgmm's
+    // curve is flat (0 is no robustness, issue 21 item 14) and xgb is a baseline, so lp's are best.
     expect(best).toEqual({
-      lp: [],
+      lp: ['evm', 'vs'],
       ls: ['rcc'],
-      ssgmm: ['auc', 'ea', 'evm', 'vs', 'wa'],
+      ssgmm: ['auc', 'ea', 'wa'],
       xgb: ['auc', 'ea', 'wa'],
     });
+  });
+
+  it('tags a flat semi-supervised curve and never marks its EVM or VS of 0 best (issue 21, item 14)', () => {
+    const rows = metricRows(panelFixture(), 'integral');
+    const flat = rows.filter((r) => r.flat).map((r) => r.algorithm);
+    // ssgmm is 0.8 at every t; the xgb baseline is flat by construction and tagged as a baseline.
+    expect(flat).toEqual(['ssgmm']);
+    const ssgmm = rows.find((r) => r.algorithm === 'ssgmm')!;
+    expect(ssgmm.values.evm).toBe(0);
+    expect(ssgmm.best.has('evm') || ssgmm.best.has('vs')).toBe(false);
+    expect(FLAT_CURVE_TEXT).toMatch(/^flat: the same accuracy at every t/);
   });
 
   it('compares best values per panel, not across panels', () => {
     const curves = [
       ...panelFixture(),
       curve('lp', [0.5, 0.5, 0.5, 0.5, 0.5, 0.4], [0, 0, 0, 0, 0, 0], { dataset: 'wine' }),
-      curve('ls', [0.3, 0.3, 0.3, 0.3, 0.3, 0.3], [0, 0, 0, 0, 0, 0], { dataset: 'wine' }),
+      curve('ls', [0.3, 0.3, 0.3, 0.3, 0.3, 0.29], [0, 0, 0, 0, 0, 0], { dataset: 'wine' }),
     ];
     const wine = metricRows(curves, 'integral').filter((r) => r.dataset === 'wine');
     expect(wine[0].best.has('auc')).toBe(true); // 0.49 < iris values, but best in its panel
