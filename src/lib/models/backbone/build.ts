@@ -2,6 +2,8 @@
 import type { SafetensorsFile } from '../../weights/safetensors.ts';
 import { tinyConvNet, type Backbone } from './backbone.ts';
 import { minilmBackbone } from './minilm.ts';
+import { mobilenetV3Backbone } from './mobilenetv3.ts';
+import { resnetBackbone } from './resnet.ts';
 import { backboneEntry, type BackboneEntry } from './registry.ts';
 import { robertaBackbone } from './roberta.ts';
 
@@ -19,6 +21,10 @@ function build(entry: BackboneEntry, file: SafetensorsFile, imageSize: number): 
   switch (entry.id) {
     case 'tiny-conv':
       return tinyConvNet(file, imageSize);
+    case 'resnet50':
+      return resnetBackbone(file, imageSize);
+    case 'mnv3-small':
+      return mobilenetV3Backbone(file, imageSize);
     case 'tiny-roberta':
     case 'roberta-base':
       return robertaBackbone(file, { seqLength: entry.maxLength, config: { heads: entry.heads ?? 12 } });

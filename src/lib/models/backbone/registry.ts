@@ -39,6 +39,22 @@ export const BACKBONES: Readonly<Record<string, BackboneEntry>> = {
     feature: 'tiny-conv-gap',
     weights: null,
   },
+  resnet50: {
+    id: 'resnet50',
+    title: 'ResNet-50 (torchvision IMAGENET1K_V1 via timm/resnet50.tv_in1k, ≈ 102 MB)',
+    modality: 'image',
+    tiers: ['features'],
+    feature: 'r50-gap-2048',
+    weights: { repo: 'timm/resnet50.tv_in1k', file: 'model.safetensors', bytes: 102_000_000 },
+  },
+  'mnv3-small': {
+    id: 'mnv3-small',
+    title: 'MobileNetV3-small 1.0 (timm/mobilenetv3_small_100.lamb_in1k, ≈ 10 MB)',
+    modality: 'image',
+    tiers: ['classroom'],
+    feature: 'mnv3s-prelogits-1024',
+    weights: { repo: 'timm/mobilenetv3_small_100.lamb_in1k', file: 'model.safetensors', bytes: 10_200_000 },
+  },
   'tiny-roberta': {
     id: 'tiny-roberta',
     title: 'Tiny RoBERTa-layout encoder (your .safetensors and tokenizer.json files)',
