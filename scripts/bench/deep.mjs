@@ -5,12 +5,16 @@
  * and covertype's 54 / 7 (random rows of those shapes: the step's cost does not depend on values),
  * and predicting rows in eval mode: TypeScript on tfjs WASM under Node vs PyTorch CPU (Debian
  * python3-torch), in one invocation, one after the other. Prints wall and CPU time (CPU time is
- * the fairer ratio on a shared machine) and the ratio TS / PyTorch; writes bench-results/deep-latest.json.
+ * the fairer ratio on a shared machine), the ratio TS / PyTorch, and per step the kernels tfjs
+ * dispatched (tf.profile) and the bytes uploaded to / read back from the backend (stepStats.ts);
+ * writes bench-results/deep-latest.json. The load average before and after is printed: the times
+ * are only comparable on a quiet machine.
  * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 1  --predict-rows 4096
  *          --torch-threads default|1
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 
@@ -34,6 +38,7 @@ const ds = opt.datasets
 const args = [ds, opt.methods, opt.reps, opt['predict-rows']];
 const big = { cwd: ROOT, maxBuffer: 1 << 26 };
 
+const load0 = loadavg();
 const ts = JSON.parse(
   (await run('npx', ['tsx', 'scripts/bench/deepStep.ts', ...args], big)).stdout.trim().split('\n').pop(),
 );
@@ -49,12 +54,18 @@ try {
   console.error(`PyTorch side skipped: ${e.message.split('\n')[0]}`);
 }
 const f = (x) => (x === undefined ? '—' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
-console.log(`TS: ${ts.runtime}\nPyTorch: ${py?.runtime ?? 'not run'}\n`);
-console.log('step (median after 1 warm-up)   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall');
+const load1 = loadavg();
+const kb = (x) =>
+  x === undefined ? '—' : x >= 1 << 20 ? `${(x / (1 << 20)).toFixed(1)} MB` : `${(x / 1024).toFixed(1)} kB`;
+console.log(`TS: ${ts.runtime}\nPyTorch: ${py?.runtime ?? 'not run'}`);
+console.log(`load average (1 min) ${load0[0].toFixed(2)} before, ${load1[0].toFixed(2)} after\n`);
+console.log(
+  'step (median after 1 warm-up)   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back',
+);
 for (const [key, t] of Object.entries(ts.steps)) {
   const p = py?.steps[key];
   console.log(
-    `${key.padEnd(30)} ${f(t.wallMs).padStart(8)} ${f(t.cpuMs).padStart(8)} ${f(p?.wallMs).padStart(9)} ${f(p?.cpuMs).padStart(8)} ${p ? (t.cpuMs / p.cpuMs).toFixed(2).padStart(10) : '—'} ${p ? (t.wallMs / p.wallMs).toFixed(2).padStart(11) : ''}`,
+    `${key.padEnd(30)} ${f(t.wallMs).padStart(8)} ${f(t.cpuMs).padStart(8)} ${f(p?.wallMs).padStart(9)} ${f(p?.cpuMs).padStart(8)} ${(p ? (t.cpuMs / p.cpuMs).toFixed(2) : '—').padStart(11)} ${(p ? (t.wallMs / p.wallMs).toFixed(2) : '—').padStart(12)} ${String(t.kernels ?? '—').padStart(9)} ${kb(t.uploadBytes).padStart(10)} ${kb(t.readBytes).padStart(11)}`,
   );
 }
 for (const [name, t] of Object.entries(ts.predict)) {
@@ -67,5 +78,9 @@ for (const [name, t] of Object.entries(ts.predict)) {
 mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
 writeFileSync(
   join(ROOT, 'bench-results', 'deep-latest.json'),
-  JSON.stringify({ format: 'rac-bench-deep/1', options: opt, ts, python: py }, null, 1),
+  JSON.stringify(
+    { format: 'rac-bench-deep/1', options: opt, load: { before: load0, after: load1 }, ts, python: py },
+    null,
+    1,
+  ),
 );

@@ -1,7 +1,9 @@
 /**
  * The TypeScript side of `npm run bench:deep` (run with tsx under Node): one training step per
  * deep method at rsb size on the tfjs WASM backend, and an eval-mode prediction. Same shapes,
- * batch sizes and loop as scripts/bench/deep_step.py. Prints one JSON object.
+ * batch sizes and loop as scripts/bench/deep_step.py. After the timed steps, one more step is run
+ * with host ↔ backend transfers counted and one under tf.profile for its kernel count
+ * (stepStats.ts). Prints one JSON object.
  * Usage: tsx scripts/bench/deepStep.ts DATASETS METHODS REPS PREDICT_ROWS [BACKEND]
  */
 import * as tf from '@tensorflow/tfjs';
@@ -9,17 +11,35 @@ import '@tensorflow/tfjs-backend-wasm';
 import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
+import { deepWasmAvailable } from '../../src/lib/models/deep/batchMatMul.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
+import { countTransfers, profileKernels } from './stepStats.ts';
 
 const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm'] = process.argv.slice(2);
 await tf.setBackend(backend);
 await tf.ready();
 const out: {
   runtime: string;
-  steps: Record<string, { wallMs: number; cpuMs: number }>;
+  steps: Record<
+    string,
+    {
+      wallMs: number;
+      cpuMs: number;
+      kernels?: number;
+      uploadBytes?: number;
+      readBytes?: number;
+      byName?: Record<string, number>;
+    }
+  >;
   predict: Record<string, { rows: number; ms: number; cpuMs: number }>;
 } = {
-  runtime: `tfjs ${tf.version.tfjs} ${tf.getBackend()} (Node ${process.version})`,
+  runtime: `tfjs ${tf.version.tfjs} ${tf.getBackend()} (Node ${process.version})${
+    tf.getBackend() === 'wasm'
+      ? deepWasmAvailable()
+        ? ', deep kernels: WebAssembly SIMD (batchMatMul.wat)'
+        : ', deep kernels: JavaScript (no WebAssembly SIMD)'
+      : ''
+  }`,
   steps: {},
   predict: {},
 };
@@ -53,12 +73,20 @@ for (const spec of dsArg.split(',')) {
       const t0 = performance.now(),
         c0 = process.cpuUsage();
       await tr.run({}, it + 1);
-      await tr.params.get('head.b')!.data(); // wait for the step's work (matters on async backends)
+      await tr.weights('params'); // wait for the step's work (matters on async backends)
       const c = process.cpuUsage(c0);
       times.push({ wallMs: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 });
     }
     const timed = times.slice(1).sort((a, b) => a.cpuMs - b.cpuMs);
-    out.steps[`${name}/${id}`] = timed[Math.floor(timed.length / 2)]; // median after one warm-up
+    const bytes = await countTransfers(() => tr.run({}, reps + 2));
+    const prof = await profileKernels(() => tr.run({}, reps + 3));
+    out.steps[`${name}/${id}`] = {
+      ...timed[Math.floor(timed.length / 2)], // median after one warm-up
+      kernels: prof.kernels,
+      uploadBytes: bytes.uploadBytes,
+      readBytes: bytes.readBytes,
+      byName: prof.byName,
+    };
     if (predictRows > 0 && id === methodsArg.split(',')[0]) {
       const X = mk(predictRows);
       await tr.predictLogits(mk(64));

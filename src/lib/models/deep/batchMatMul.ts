@@ -13,6 +13,10 @@
  * `installWasmBatchMatMul()` is idempotent; it replaces the registered kernel (keeping the original
  * as the fallback) and returns false where it cannot run: no WebAssembly SIMD, or a backend build
  * whose memory is not reachable (a threaded build's shared memory included).
+ *
+ * The same module (one instance per backend memory, `deepWasmKernels`) also holds the trainer's
+ * other WebAssembly kernels, which fusedKernels.ts registers: a GEMM with transposed operands and
+ * bias, the FT-Transformer's fused element-wise ops and the optimiser step.
  */
 import * as tf from '@tensorflow/tfjs';
 import { BATCH_MATMUL_WASM_BASE64 } from './batchMatMulWasm.ts';
@@ -41,7 +45,97 @@ type Bmm = (
   sBb: number,
   sBp: number,
   sBj: number,
+  sCb: number,
+  sCi: number,
 ) => void;
+
+/** The module's exports (batchMatMul.wat): `bmm` here, the rest for fusedKernels.ts. */
+export interface DeepWasmKernels {
+  bmm: Bmm;
+  gemm(
+    a: number,
+    b: number,
+    c: number,
+    scratch: number,
+    m: number,
+    k: number,
+    n: number,
+    sAi: number,
+    sAp: number,
+    sBp: number,
+    sBj: number,
+    acc: number,
+  ): void;
+  ln_fwd(x: number, g: number, b: number, y: number, M: number, D: number, eps: number): void;
+  ln_bwd(
+    x: number,
+    g: number,
+    dy: number,
+    dres: number,
+    dx: number,
+    dg: number,
+    db: number,
+    M: number,
+    D: number,
+    eps: number,
+  ): void;
+  smd_fwd(
+    s: number,
+    p: number,
+    pd: number,
+    R: number,
+    n: number,
+    scale: number,
+    cut: number,
+    ka: number,
+    kb: number,
+    keep: number,
+  ): void;
+  smd_bwd(
+    p: number,
+    dpd: number,
+    ds: number,
+    R: number,
+    n: number,
+    scale: number,
+    cut: number,
+    ka: number,
+    kb: number,
+    keep: number,
+  ): void;
+  fill_rows(c: number, bias: number, m: number, n: number): void;
+  fill_zero(c: number, n: number): void;
+  colsum(x: number, out: number, M: number, N: number): void;
+  dropout(x: number, y: number, n: number, cut: number, ka: number, kb: number, keep: number): void;
+  /** (θ, g, m, v, s, wd, θ', m', v', s', n, b1, 1−b1, b2, 1−b2, √bc2, ε, lr/bc1, ema?, a, 1−a) */
+  adam(...args: number[]): void;
+  /** (θ, g, buf, s, wd, θ', buf', s', n, momentum, lr, ema?, a, 1−a) */
+  sgd(...args: number[]): void;
+  reglu_fwd(
+    f: number,
+    g: number,
+    M: number,
+    F: number,
+    cut: number,
+    ka: number,
+    kb: number,
+    keep: number,
+  ): void;
+  reglu_bwd(
+    f: number,
+    dg: number,
+    df: number,
+    M: number,
+    F: number,
+    cut: number,
+    ka: number,
+    kb: number,
+    keep: number,
+  ): void;
+}
+/** Floats of `gemm`'s scratch: packed A (100 × 288), packed B (288 × 256), one 5 × 8 tile (48). */
+export const GEMM_SCRATCH_FLOATS = 100 * 288 + 288 * 256 + 48;
+
 interface BatchMatMulArgs {
   inputs: { a: tf.TensorInfo; b: tf.TensorInfo };
   backend: WasmBackendLike;
@@ -55,26 +149,35 @@ const MAX_PACKED = 64 * 1024;
 let installed = false;
 /** Products served by this kernel and handed back to tfjs's (tests, benchmarks). */
 export const batchMatMulCounts = { simd: 0, tfjs: 0 };
-const modules = new WeakMap<WebAssembly.Memory, Bmm>();
+const modules = new WeakMap<WebAssembly.Memory, DeepWasmKernels>();
+let valid: boolean | null = null;
 
 /** The module's bytes (atob: browsers, workers and Node ≥ 16 alike). */
 function decode(b64: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 }
 
-/** The kernel instantiated on the backend's memory (one instance per memory, made on first use). */
-function bmmFor(backend: WasmBackendLike): Bmm | null {
+/** Whether this engine can run the module (WebAssembly with SIMD). */
+export function deepWasmAvailable(): boolean {
+  valid ??= typeof WebAssembly === 'object' && WebAssembly.validate(decode(BATCH_MATMUL_WASM_BASE64));
+  return valid;
+}
+
+/** The kernels instantiated on a wasm backend's memory (one instance per memory, made on first use). */
+export function deepWasmKernels(backend: {
+  wasm: { asm?: { memory?: WebAssembly.Memory } };
+}): DeepWasmKernels | null {
   const memory = backend.wasm.asm?.memory;
   if (!(memory instanceof WebAssembly.Memory)) return null;
   if (typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer) return null;
-  let fn = modules.get(memory);
-  if (!fn) {
+  if (!deepWasmAvailable()) return null;
+  let k = modules.get(memory);
+  if (!k) {
     const mod = new WebAssembly.Module(decode(BATCH_MATMUL_WASM_BASE64));
-    const inst = new WebAssembly.Instance(mod, { env: { memory } });
-    fn = inst.exports.bmm as Bmm;
-    modules.set(memory, fn);
+    k = new WebAssembly.Instance(mod, { env: { memory } }).exports as unknown as DeepWasmKernels;
+    modules.set(memory, k);
   }
-  return fn;
+  return k;
 }
 
 const size = (shape: readonly number[]) => shape.reduce((p, x) => p * x, 1);
@@ -123,8 +226,7 @@ export function batchMatMulPlan(
 /** Replaces tfjs-wasm's BatchMatMul with the SIMD one for batched products (see the file comment). */
 export function installWasmBatchMatMul(): boolean {
   if (installed) return true;
-  if (typeof WebAssembly !== 'object' || !WebAssembly.validate(decode(BATCH_MATMUL_WASM_BASE64)))
-    return false;
+  if (!deepWasmAvailable()) return false;
   const original = tf.getKernel(KERNEL, 'wasm');
   if (!original) return false;
   const fallback = original.kernelFunc;
@@ -135,7 +237,7 @@ export function installWasmBatchMatMul(): boolean {
       a.dtype === 'float32' && b.dtype === 'float32'
         ? batchMatMulPlan(a.shape, b.shape, attrs.transposeA, attrs.transposeB)
         : null;
-    const bmm = plan && bmmFor(backend);
+    const bmm = plan && deepWasmKernels(backend)?.bmm;
     if (!plan || !bmm) {
       batchMatMulCounts.tfjs++;
       return fallback(args as unknown as Parameters<tf.KernelFunc>[0]) as tf.TensorInfo;
@@ -155,6 +257,8 @@ export function installWasmBatchMatMul(): boolean {
       k,
       n,
       ...(strides as [number, number, number, number, number, number]),
+      m * n,
+      n,
     );
     backend.disposeData(scratch.dataId);
     return out;

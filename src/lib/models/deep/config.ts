@@ -29,7 +29,10 @@ export interface DeepOptions {
   /** Training-mode dropout rates (§7.3: attention 0.2, FFN 0.1). */
   dropoutAttention?: number;
   dropoutFfn?: number;
-  /** Gradient checkpointing per block (default on for the rsb size, where memory needs it). */
+  /**
+   * Gradient checkpointing per block (default: at the rsb size where the kept activations of a
+   * step would exceed the FT-Transformer's budget, ftTransformer.ts; off for smaller sizes).
+   */
   recompute?: boolean;
 }
 
@@ -65,6 +68,6 @@ export function trainerConfig(features: number, classes: number, o: DeepOptions 
     quirks: o.quirks ?? (readme ? 'fixed' : 'rsb'),
     progressEvery: o.progressEvery ?? 25,
     checkpointEvery: o.checkpointEvery ?? 0,
-    recompute: o.recompute ?? name === 'rsb',
+    recompute: o.recompute ?? (name === 'rsb' ? 'auto' : false),
   };
 }

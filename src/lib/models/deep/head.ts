@@ -9,7 +9,7 @@
  * weights are stored [in, out]. Initial values come from MT19937(initSeed) in spec order.
  */
 import * as tf from '@tensorflow/tfjs';
-import { dropoutMask } from './dropout.ts';
+import { dropout as fusedDropout } from './fused.ts';
 import { initParams, type ParamSpec } from './ftTransformer.ts';
 import type { DeepNetwork, NetworkForwardOptions } from './network.ts';
 
@@ -31,11 +31,9 @@ function linear(
       ];
 }
 
-/** Inverted dropout with the trainer's seeded masks (training forwards only). */
+/** Inverted dropout with the trainer's seeded masks (training forwards only; fused.ts). */
 function dropout(x: tf.Tensor2D, rate: number, seed: number): tf.Tensor2D {
-  if (rate <= 0) return x;
-  const mask = tf.tensor2d(dropoutMask(x.size, rate, seed), x.shape as [number, number]);
-  return tf.mul(x, mask);
+  return fusedDropout(x, { rate, seed }) as tf.Tensor2D;
 }
 
 /** `bottleneck` d → hidden, ReLU, `fc` hidden → classes (LAMDA ResNet50Fc's head; hidden 256). */

@@ -6,7 +6,15 @@
  * in `finetune` are others to come. The trainer imports no network.
  */
 import type * as tf from '@tensorflow/tfjs';
-import { forward, initWeights, paramSpecs, type FTShape, type ParamSpec } from './ftTransformer.ts';
+import {
+  blockCacheBytes,
+  forward,
+  initWeights,
+  paramSpecs,
+  RECOMPUTE_BUDGET_BYTES,
+  type FTShape,
+  type ParamSpec,
+} from './ftTransformer.ts';
 
 export type { ParamSpec } from './ftTransformer.ts';
 
@@ -33,6 +41,12 @@ export interface DeepNetwork {
   /** Initial values from the init seed (deterministic per seed). */
   init(initSeed: number): Map<string, Float32Array>;
   forward(P: Record<string, tf.Tensor>, x: tf.Tensor2D, opts?: NetworkForwardOptions): tf.Tensor2D;
+  /**
+   * Optional: whether a gradient forward of `rows` rows should recompute activations, because
+   * keeping them would exceed the network's memory budget (the trainer's `recompute: 'auto'`;
+   * without it, 'auto' recomputes).
+   */
+  recomputeFor?(rows: number): boolean;
 }
 
 /** The FT-Transformer of the tabular suite (PROTOCOL.md §7.3) as a trainer network. */
@@ -44,5 +58,6 @@ export function ftNetwork(shape: FTShape): DeepNetwork {
     specs: () => paramSpecs(shape),
     init: (seed) => initWeights(shape, seed),
     forward: (P, x, opts) => forward(shape, P, x, opts),
+    recomputeFor: (rows) => blockCacheBytes(shape, rows) > RECOMPUTE_BUDGET_BYTES,
   };
 }

@@ -5,21 +5,26 @@
  * FT-Transformer, a head over bank features) its parameters and forward, and a view source
  * (views.ts: Gaussian noise on table rows, a feature bank's views) the step's inputs.
  *
- * Step stages: drawBatch → method.beforeStep (host draws) → method.prepare (teacher forwards, no
- * tape) → gradient of L_s + λ_u·r(it)·L_u (one student forward over labeled + student rows) →
- * optimiser (coupled L2) → EMA shadow → progress / checkpoint hooks.
- * No host read-back happens inside a step; scalars are read every `progressEvery` steps only.
+ * Step stages: drawBatch → method.beforeStep (host draws) → the step's views (views.ts: one
+ * upload of row ids and noise, gathered on the device) → named views of the flat weights
+ * (flatParams.ts) → method.prepare (teacher forwards, no tape) → gradient of L_s + λ_u·r(it)·L_u
+ * with respect to those views (one student forward over labeled + student rows) → one flat
+ * gradient → optimiser (coupled L2) and EMA shadow in one update (optim.ts) → progress /
+ * checkpoint hooks. No host read-back happens inside a step; scalars are read every
+ * `progressEvery` steps only (docs/ARCHITECTURE.md: what crosses host ↔ device per step).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { MT19937 } from '../../protocol/rng.ts';
 import type { Matrix, Quirks } from '../../types.ts';
 import { installWasmBatchMatMul } from './batchMatMul.ts';
+import { installWasmSlice } from './wasmSlice.ts';
 import { dropoutSeed } from './dropout.ts';
 import type { FTShape } from './ftTransformer.ts';
-import { ceRows } from './losses.ts';
+import { ceRows, meanAll } from './losses.ts';
 import type { DeepMethod, StepIO } from './methods/types.ts';
 import { ftNetwork, type DeepNetwork } from './network.ts';
 import { noiseViews, type ViewDraw, type ViewSource } from './views.ts';
+import { FlatLayout } from './flatParams.ts';
 import { SlotOptimizer, variableFrom, type OptimizerKind, type OptimizerState } from './optim.ts';
 import { loadMT, saveMT, type MTState } from './streams.ts';
 
@@ -46,8 +51,11 @@ export interface TrainerConfig {
   progressEvery: number;
   /** 0 = no checkpoints. */
   checkpointEvery: number;
-  /** Recompute block activations in the backward pass (less memory, ≈ +⅓ compute). */
-  recompute: boolean;
+  /**
+   * Recompute block activations in the backward pass (less memory, ≈ +⅓ compute); 'auto': only
+   * where the network's kept activations would exceed its memory budget (network.ts).
+   */
+  recompute: boolean | 'auto';
 }
 
 /** One step's host draws: batch row ids and each view's draws (noise, or bank view indices). */
@@ -115,14 +123,20 @@ export function lrAt(
 }
 
 export class DeepTrainer {
-  readonly params = new Map<string, tf.Variable>();
-  readonly shadow = new Map<string, tf.Variable>();
+  /** Every parameter in one flat buffer (flatParams.ts), and its EMA shadow in the same layout. */
+  private readonly theta: tf.Variable;
+  private readonly shadowFlat: tf.Variable;
+  private readonly layout: FlatLayout;
   private readonly opt: SlotOptimizer;
   private step = 0;
   private disposed = false;
 
   readonly network: DeepNetwork;
   private readonly views: ViewSource;
+  /** Whether `views` was made here (then the trainer disposes it). */
+  private readonly ownViews: boolean;
+  /** The labels of L on the device (uploaded on first use). */
+  private ylT: tf.Tensor1D | null = null;
 
   /**
    * `data`: the labels of L and k, and either the raw rows (Xl, Xu: tabular views with Gaussian
@@ -136,30 +150,34 @@ export class DeepTrainer {
     initial?: Map<string, Float32Array>,
   ) {
     // tfjs-wasm's batched products (attention) run a scalar loop; swap in the SIMD kernel.
-    if (tf.getBackend() === 'wasm') installWasmBatchMatMul();
+    if (tf.getBackend() === 'wasm') {
+      installWasmBatchMatMul();
+      installWasmSlice();
+    }
     if (!cfg.network && !cfg.shape)
       throw new Error('DeepTrainer: the config needs a network or an FT shape.');
     this.network = cfg.network ?? ftNetwork(cfg.shape!);
     if (data.views) this.views = data.views;
     else if (data.Xl && data.Xu) this.views = noiseViews(data.Xl, data.Xu, cfg.noiseWeak, cfg.noiseStrong);
     else throw new Error('DeepTrainer: the data needs Xl and Xu, or a view source.');
+    this.ownViews = !data.views;
     if (this.views.dim !== this.network.inputDim)
       throw new Error(
         `DeepTrainer: the views are ${this.views.dim} wide; ${this.network.id} takes ${this.network.inputDim}.`,
       );
     const w = initial ?? this.network.init(cfg.initSeed);
-    const decays = new Set<string>();
-    for (const s of this.network.specs()) {
-      const a = w.get(s.name);
-      if (!a) throw new Error(`Initial weights lack ${s.name}.`);
-      this.params.set(
-        s.name,
-        variableFrom(tf.tensor(a, s.shape, 'float32'), true, `deep/${s.name}/${uid()}`),
-      );
-      this.shadow.set(s.name, variableFrom(tf.tensor(a, s.shape, 'float32'), false));
-      if (s.decay) decays.add(s.name);
-    }
-    this.opt = new SlotOptimizer({ kind: cfg.optimizer, weightDecay: cfg.weightDecay }, this.params, decays);
+    const specs = this.network.specs();
+    this.layout = new FlatLayout(specs);
+    const flat = this.layout.pack(w);
+    this.theta = variableFrom(tf.tensor1d(flat, 'float32'), true, `deep/theta/${uid()}`);
+    this.shadowFlat = variableFrom(tf.tensor1d(flat, 'float32'), false);
+    const decays = new Set(specs.filter((s) => s.decay).map((s) => s.name));
+    this.opt = new SlotOptimizer(
+      { kind: cfg.optimizer, weightDecay: cfg.weightDecay },
+      this.theta,
+      this.layout,
+      decays,
+    );
     if (method.mu > 0 && this.views.nU === 0)
       throw new Error(`${method.id} needs unlabeled rows; Xu is empty.`);
     method.init?.(data.k, this.views.nU);
@@ -243,24 +261,36 @@ export class DeepTrainer {
           }
         : null;
     const net = this.network;
-    const P = Object.fromEntries(this.params) as Record<string, tf.Tensor>;
-    const S = Object.fromEntries(this.shadow) as Record<string, tf.Tensor>;
     const lr = lrAt(cfg, it);
     const coef = method.lambdaU * rampAt(it, cfg.steps, method.warmup);
 
     method.beforeStep?.({ it, steps: cfg.steps, k, idxU: draw.idxU, rng: this.streams.method });
     let kept: tf.Scalar[] | null = null;
     tf.tidy(() => {
-      let z = 0;
-      const xl = this.views.labeled(
-        draw.idxL,
-        this.views.drawsLabeled(method.labeledView) ? draw.noise[z++] : null,
-      );
-      const yl = tf.tensor1d(
-        Int32Array.from(draw.idxL, (i) => this.data.yl[i]),
-        'int32',
-      );
-      const u = method.views.map((v) => this.views.unlabeled(draw.idxU, v, draw.noise[z++]));
+      // Named views of the flat weights (a few kernels), outside the gradient tape: the gradient is
+      // taken with respect to the views and flattened back into one buffer for the update.
+      const P = this.layout.views(this.theta);
+      let S: Record<string, tf.Tensor> | null = null;
+      // The step's inputs: on the device from one upload where the view source can (views.ts).
+      let xl: tf.Tensor2D, u: tf.Tensor2D[], yl: tf.Tensor1D, idxUT: tf.Tensor1D;
+      if (this.views.render) {
+        const r = this.views.render(draw.idxL, draw.idxU, method.labeledView, method.views, draw.noise);
+        ({ xl, u } = r);
+        yl = tf.gather((this.ylT ??= tf.keep(tf.tensor1d(this.data.yl, 'int32'))), r.idxL);
+        idxUT = r.idxU;
+      } else {
+        let z = 0;
+        xl = this.views.labeled(
+          draw.idxL,
+          this.views.drawsLabeled(method.labeledView) ? draw.noise[z++] : null,
+        );
+        yl = tf.tensor1d(
+          Int32Array.from(draw.idxL, (i) => this.data.yl[i]),
+          'int32',
+        );
+        u = method.views.map((v) => this.views.unlabeled(draw.idxU, v, draw.noise[z++]));
+        idxUT = tf.tensor1d(draw.idxU, 'int32');
+      }
       const io: StepIO = {
         it,
         steps: cfg.steps,
@@ -270,9 +300,10 @@ export class DeepTrainer {
         yl,
         u,
         idxU: draw.idxU,
-        idxUT: tf.tensor1d(draw.idxU, 'int32'),
+        idxUT,
         teacher: (x) => net.forward(P, x, { dropout: dropout(), noGrad: true }),
-        shadow: (x) => net.forward(S, x, { dropout: dropout(), noGrad: true }),
+        shadow: (x) =>
+          net.forward((S ??= this.layout.views(this.shadowFlat)), x, { dropout: dropout(), noGrad: true }),
         rng: this.streams.method,
       };
       const prep = method.prepare(io);
@@ -280,29 +311,33 @@ export class DeepTrainer {
       const sizes = [nL, ...prep.student.map((s) => s.shape[0])];
       const input = prep.student.length ? tf.concat([xl, ...prep.student], 0) : xl;
       const studentDrop = dropout();
-      const vars = [...this.params.values()];
-      const { value, grads } = tf.variableGrads(() => {
-        const logits = net.forward(P, input, { dropout: studentDrop, recompute: cfg.recompute });
-        const parts = sizes.length > 1 ? tf.split(logits, sizes, 0) : [logits];
-        const ls = tf.mean(ceRows(parts[0] as tf.Tensor2D, yl, k)) as tf.Scalar;
-        const { lu, mask } = method.unsupervised(
-          io,
-          prep.aux,
-          parts.slice(1) as tf.Tensor2D[],
-          parts[0] as tf.Tensor2D,
-        );
-        if (keepTerms) kept = [tf.keep(ls), tf.keep(lu), tf.keep(mask)];
-        return tf.add(ls, tf.mul(lu, coef)) as tf.Scalar;
-      }, vars);
+      const recompute =
+        cfg.recompute === 'auto' ? (net.recomputeFor?.(input.shape[0]) ?? true) : cfg.recompute;
+      const names = this.layout.names;
+      const { value, grads } = tf.engine().gradients(
+        () => {
+          const logits = net.forward(P, input, { dropout: studentDrop, recompute });
+          const parts = sizes.length > 1 ? tf.split(logits, sizes, 0) : [logits];
+          const ls = meanAll(ceRows(parts[0] as tf.Tensor2D, yl, k));
+          const { lu, mask } = method.unsupervised(
+            io,
+            prep.aux,
+            parts.slice(1) as tf.Tensor2D[],
+            parts[0] as tf.Tensor2D,
+          );
+          if (keepTerms) kept = [tf.keep(ls), tf.keep(lu), tf.keep(mask)];
+          return tf.add(ls, tf.mul(lu, coef)) as tf.Scalar;
+        },
+        names.map((n) => P[n]),
+        undefined,
+        true,
+      );
       value.dispose();
-      const byName: Record<string, tf.Tensor> = {};
-      for (const [name, v] of this.params) byName[name] = grads[v.name];
-      onGrads?.(byName);
+      const byName: Record<string, tf.Tensor | null> = {};
+      names.forEach((n, i) => (byName[n] = grads[i] ?? null));
+      if (onGrads) onGrads(Object.fromEntries(names.map((n, i) => [n, grads[i] ?? tf.zerosLike(P[n])])));
       if (!update) return;
-      this.opt.step(byName, lr);
-      const a = cfg.emaDecay;
-      for (const [name, s] of this.shadow)
-        s.assign(tf.add(tf.mul(s, a), tf.mul(this.params.get(name)!, 1 - a)));
+      this.opt.step(this.layout.flatten(byName), lr, { shadow: this.shadowFlat, decay: cfg.emaDecay });
     });
     return kept;
   }
@@ -328,18 +363,13 @@ export class DeepTrainer {
   }
 
   async checkpoint(): Promise<DeepCheckpoint> {
-    const read = async (m: Map<string, tf.Variable>) => {
-      const o: Record<string, Float32Array> = {};
-      for (const [k, v] of m) o[k] = (await v.data()) as Float32Array;
-      return o;
-    };
     const s = this.streams;
     return {
       format: 'rac-deep-checkpoint/1',
       method: this.method.id,
       step: this.step,
-      params: await read(this.params),
-      shadow: await read(this.shadow),
+      params: await this.weights('params'),
+      shadow: await this.weights('shadow'),
       optimizer: await this.opt.save(),
       streams: {
         labeled: saveMT(s.labeled),
@@ -358,16 +388,15 @@ export class DeepTrainer {
       throw new Error(`Unknown checkpoint format ${String(c.format)}.`);
     if (c.method !== this.method.id)
       throw new Error(`Checkpoint is for ${c.method}; this fit is ${this.method.id}.`);
-    const put = (m: Map<string, tf.Variable>, o: Record<string, Float32Array>) => {
-      for (const [k, v] of m) {
-        const a = o[k];
-        if (!a || a.length !== v.size)
+    const put = (v: tf.Variable, o: Record<string, Float32Array>) => {
+      for (const k of this.layout.names)
+        if (!o[k] || o[k].length !== this.layout.sizeOf(k))
           throw new Error(`Checkpoint tensor ${k} is missing or has the wrong size.`);
-        tf.tidy(() => v.assign(tf.tensor(a, v.shape, 'float32')));
-      }
+      const flat = this.layout.pack(o);
+      tf.tidy(() => v.assign(tf.tensor1d(flat, 'float32')));
     };
-    put(this.params, c.params);
-    put(this.shadow, c.shadow);
+    put(this.theta, c.params);
+    put(this.shadowFlat, c.shadow);
     this.opt.load(c.optimizer);
     this.streams = {
       labeled: loadMT(c.streams.labeled),
@@ -380,28 +409,30 @@ export class DeepTrainer {
     this.step = c.step;
   }
 
-  /** Host copies of the weights or the shadow. */
+  /** Host copies of the weights or the shadow (one read-back of the flat buffer). */
   async weights(which: 'params' | 'shadow' = 'params'): Promise<Record<string, Float32Array>> {
-    const o: Record<string, Float32Array> = {};
-    for (const [k, v] of which === 'params' ? this.params : this.shadow)
-      o[k] = (await v.data()) as Float32Array;
-    return o;
+    const v = which === 'params' ? this.theta : this.shadowFlat;
+    return this.layout.unpack((await v.data()) as Float32Array);
   }
 
   /** Eval-mode logits with the EMA shadow (or the raw weights), in batches. */
   async predictLogits(X: Matrix, batch = 512, which: 'shadow' | 'params' = 'shadow'): Promise<Float32Array> {
     const k = this.data.k;
     const out = new Float32Array(X.rows * k);
-    const W = Object.fromEntries(which === 'shadow' ? this.shadow : this.params) as Record<string, tf.Tensor>;
-    for (let r0 = 0; r0 < X.rows; r0 += batch) {
-      const r1 = Math.min(X.rows, r0 + batch);
-      const t = tf.tidy(() =>
-        this.network.forward(W, tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]), {
-          noGrad: true,
-        }),
-      );
-      out.set((await t.data()) as Float32Array, r0 * k);
-      t.dispose();
+    const W = tf.tidy(() => this.layout.views(which === 'shadow' ? this.shadowFlat : this.theta));
+    try {
+      for (let r0 = 0; r0 < X.rows; r0 += batch) {
+        const r1 = Math.min(X.rows, r0 + batch);
+        const t = tf.tidy(() =>
+          this.network.forward(W, tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]), {
+            noGrad: true,
+          }),
+        );
+        out.set((await t.data()) as Float32Array, r0 * k);
+        t.dispose();
+      }
+    } finally {
+      tf.dispose(Object.values(W));
     }
     return out;
   }
@@ -409,8 +440,10 @@ export class DeepTrainer {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    for (const v of this.params.values()) v.dispose();
-    for (const v of this.shadow.values()) v.dispose();
+    this.theta.dispose();
+    this.shadowFlat.dispose();
+    this.ylT?.dispose();
+    if (this.ownViews) this.views.dispose?.();
     this.opt.dispose();
     this.method.dispose?.();
   }

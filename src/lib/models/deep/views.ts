@@ -30,9 +30,38 @@ export interface ViewSource {
   labeled(idx: Int32Array, draw: ViewDraw | null): tf.Tensor2D;
   /** One unlabeled view of rows `idx` of U. */
   unlabeled(idx: Int32Array, view: View, draw: ViewDraw): tf.Tensor2D;
+  /**
+   * Optional: every view of a step at once, from data already on the device and one small upload
+   * (the trainer prefers it): the labeled batch (drawn as `drawsLabeled` says), one tensor per
+   * unlabeled view, and the batch's row ids on the device (int32).
+   */
+  render?(
+    idxL: Int32Array,
+    idxU: Int32Array,
+    labeledView: 'raw' | 'weak',
+    views: readonly View[],
+    draws: readonly ViewDraw[],
+  ): RenderedViews;
+  /** Frees what the source keeps on the device (the trainer calls it for sources it made). */
+  dispose?(): void;
 }
 
-/** Tabular views: weak = x + N(0, sdWeak²), strong = x + N(0, sdStrong²), from one normal stream. */
+export interface RenderedViews {
+  xl: tf.Tensor2D;
+  u: tf.Tensor2D[];
+  idxL: tf.Tensor1D;
+  idxU: tf.Tensor1D;
+}
+
+/** Row ids travel as float32 in the step's one upload; exact below 2²⁴. */
+const EXACT_F32_INT = 1 << 24;
+
+/**
+ * Tabular views: weak = x + N(0, sdWeak²), strong = x + N(0, sdStrong²), from one normal stream.
+ * `render` keeps L and U on the device (uploaded once, on first use) and sends per step one
+ * float32 buffer: the row ids, then the noise of every view; gathers and x + sd·z run on the device
+ * in float32 (`labeled` / `unlabeled` render on the host, in float64 rounded once).
+ */
 export function noiseViews(Xl: Matrix, Xu: Matrix, sdWeak: number, sdStrong: number): ViewSource {
   const d = Xl.cols;
   const render = (X: Matrix, idx: Int32Array, z: Float64Array | null, sd: number): tf.Tensor2D => {
@@ -44,6 +73,12 @@ export function noiseViews(Xl: Matrix, Xu: Matrix, sdWeak: number, sdStrong: num
     }
     return tf.tensor2d(out, [idx.length, d]);
   };
+  let dev: { Xl: tf.Tensor2D; Xu: tf.Tensor2D } | null = null;
+  const onDevice = () =>
+    (dev ??= {
+      Xl: tf.keep(tf.tensor2d(Xl.data, [Xl.rows, d])),
+      Xu: tf.keep(tf.tensor2d(Xu.data, [Math.max(Xu.rows, 0), d])),
+    });
   return {
     nL: Xl.rows,
     nU: Xu.rows,
@@ -62,5 +97,40 @@ export function noiseViews(Xl: Matrix, Xu: Matrix, sdWeak: number, sdStrong: num
     drawsLabeled: (labeledView) => labeledView === 'weak',
     labeled: (idx, z) => render(Xl, idx, z as Float64Array | null, sdWeak),
     unlabeled: (idx, view, z) => render(Xu, idx, z as Float64Array, view === 'weak' ? sdWeak : sdStrong),
+    render(idxL, idxU, labeledView, views, draws) {
+      const { Xl: L, Xu: U } = onDevice();
+      const bL = idxL.length,
+        bU = idxU.length;
+      const weakL = labeledView === 'weak';
+      const noise = draws.reduce((a, z) => a + z.length, 0);
+      if (Xl.rows >= EXACT_F32_INT || Xu.rows >= EXACT_F32_INT)
+        throw new RangeError(
+          `noiseViews: ${Math.max(Xl.rows, Xu.rows)} rows; row ids travel as float32 below 2^24.`,
+        );
+      const buf = new Float32Array(bL + bU + noise);
+      buf.set(idxL);
+      buf.set(idxU, bL);
+      let o = bL + bU;
+      for (const z of draws) {
+        buf.set(z, o);
+        o += z.length;
+      }
+      const [ids, zs] = tf.split(tf.tensor1d(buf, 'float32'), [bL + bU, noise]);
+      const [iL, iU] = tf.split(tf.cast(ids, 'int32'), [bL, bU]) as tf.Tensor1D[];
+      const rows = [...(weakL ? [bL] : []), ...views.map(() => bU)];
+      const z = rows.length ? tf.split(tf.reshape(zs, [noise / d, d]), rows) : [];
+      const xL = tf.gather(L, iL);
+      let zi = 0;
+      const xl = (weakL ? tf.add(xL, tf.mul(z[zi++], sdWeak)) : xL) as tf.Tensor2D;
+      const xU = views.length ? tf.gather(U, iU) : null;
+      const u = views.map(
+        (v) => tf.add(xU!, tf.mul(z[zi++], v === 'weak' ? sdWeak : sdStrong)) as tf.Tensor2D,
+      );
+      return { xl, u, idxL: iL, idxU: iU };
+    },
+    dispose() {
+      if (dev) tf.dispose([dev.Xl, dev.Xu]);
+      dev = null;
+    },
   };
 }

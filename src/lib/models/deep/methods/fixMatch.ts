@@ -4,7 +4,7 @@
  * (§7.4: τ 0.95, T 0.5, μ 7, λ_u 1).
  */
 import * as tf from '@tensorflow/tfjs';
-import { ceRows, geMask, maxArg } from '../losses.ts';
+import { ceRows, geMask, maxArg, meanAll } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
 
@@ -34,7 +34,7 @@ export function fixMatch(p: Partial<FixMatchParams> = {}): DeepMethod {
       return { student: [io.u[1]], aux: [geMask(max, h.threshold), arg] };
     },
     unsupervised(io, [mask, label], [ls]) {
-      return { lu: tf.mean(tf.mul(mask, ceRows(ls, label as tf.Tensor1D, io.k))), mask: tf.mean(mask) };
+      return { lu: meanAll(tf.mul(mask, ceRows(ls, label as tf.Tensor1D, io.k))), mask: tf.mean(mask) };
     },
   };
 }

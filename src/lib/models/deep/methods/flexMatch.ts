@@ -6,7 +6,7 @@
  *   mask = max p ≥ τ·β_ĉ/(2 − β_ĉ);  rows with max p ≥ τ set σ_j = ĉ  (p unsharpened)
  */
 import * as tf from '@tensorflow/tfjs';
-import { ceRows, geMask, maxArg } from '../losses.ts';
+import { ceRows, geMask, maxArg, meanAll } from '../losses.ts';
 import { variableFrom } from '../optim.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
@@ -27,16 +27,16 @@ export const FLEXMATCH_DEFAULTS: Readonly<FlexMatchParams> = Object.freeze(
  * write the same value, so the scatter's order does not matter.
  */
 function lastSelectedWrite(
-  idx: Int32Array,
+  idx: tf.Tensor1D,
   select: tf.Tensor1D,
   chat: tf.Tensor1D,
   old: tf.Tensor1D,
 ): tf.Tensor1D {
-  const n = idx.length;
-  const same = new Float32Array(n * n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) if (idx[a] === idx[b]) same[a * n + b] = 1;
+  const n = idx.shape[0];
+  // same[a, b] = 1 where rows a and b of the batch are the same row of U (on the device).
+  const same = tf.cast(tf.equal(tf.expandDims(idx, 1), tf.expandDims(idx, 0)), 'float32');
   const order = tf.add(tf.range(0, n, 1, 'float32'), 1); // position + 1
-  const score = tf.mul(tf.tensor2d(same, [n, n]), tf.expandDims(tf.mul(select, order), 0)); // [n, n]
+  const score = tf.mul(same, tf.expandDims(tf.mul(select, order), 0)); // [n, n]
   const best = tf.argMax(score, 1);
   const has = tf.greater(tf.max(score, 1), 0);
   return tf.where(has, tf.gather(chat, best), old) as tf.Tensor1D;
@@ -70,12 +70,12 @@ export function flexMatch(p: Partial<FlexMatchParams> = {}): DeepMethod {
       const mask = geMask(max, tf.div(tf.mul(bc, h.threshold), tf.sub(2, bc)));
       const select = geMask(max, h.threshold);
       const old = tf.gather(s, io.idxUT) as tf.Tensor1D;
-      const write = lastSelectedWrite(io.idxU, select, tf.cast(arg, 'float32') as tf.Tensor1D, old);
+      const write = lastSelectedWrite(io.idxUT, select, tf.cast(arg, 'float32') as tf.Tensor1D, old);
       s.assign(tf.tensorScatterUpdate(s, tf.expandDims(io.idxUT, 1), write));
       return { student: [io.u[1]], aux: [mask, arg] };
     },
     unsupervised(io, [mask, label], [ls]) {
-      return { lu: tf.mean(tf.mul(mask, ceRows(ls, label as tf.Tensor1D, io.k))), mask: tf.mean(mask) };
+      return { lu: meanAll(tf.mul(mask, ceRows(ls, label as tf.Tensor1D, io.k))), mask: tf.mean(mask) };
     },
     async saveState() {
       return { sigma: int16From(await sigma!.data()) };

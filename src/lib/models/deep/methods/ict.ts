@@ -5,7 +5,7 @@
  * soft targets, so L_u is practically 0 and ICT reduces to supervised + weak noise + EMA.
  */
 import * as tf from '@tensorflow/tfjs';
-import { softCeRows } from '../losses.ts';
+import { meanAll, softCeRows } from '../losses.ts';
 import { betaJohnk } from '../streams.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
@@ -44,7 +44,7 @@ export function ict(p: Partial<IctParams> = {}): DeepMethod {
       return { student: [mix(u)], aux: [mix(p)] };
     },
     unsupervised: (io, [target], [lu]) => ({
-      lu: tf.mean(softCeRows(lu, target as tf.Tensor2D, io.quirks)),
+      lu: meanAll(softCeRows(lu, target as tf.Tensor2D, io.quirks)),
       mask: tf.scalar(1),
     }),
   };

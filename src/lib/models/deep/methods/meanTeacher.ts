@@ -4,6 +4,7 @@
  * 1 readme, w 0.4). Quirk 'rsb': the student logits are detached too, so L_u has no gradient.
  */
 import * as tf from '@tensorflow/tfjs';
+import { meanAll } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
 
@@ -34,7 +35,7 @@ export function meanTeacher(p: Partial<MeanTeacherParams> & { mode?: 'rsb' | 're
     },
     unsupervised(io, aux, logitsU) {
       const student = io.quirks === 'rsb' ? aux[1] : tf.softmax(logitsU[0]);
-      return { lu: tf.mean(tf.squaredDifference(student, aux[0])), mask: tf.scalar(1) };
+      return { lu: meanAll(tf.squaredDifference(student, aux[0])), mask: tf.scalar(1) };
     },
   };
 }

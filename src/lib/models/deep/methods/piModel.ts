@@ -3,6 +3,7 @@
  * the detached softmax of the other view, mean over batch × classes (§7.4: λ_u 10 rsb / 1 readme, w 0.4).
  */
 import * as tf from '@tensorflow/tfjs';
+import { meanAll } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
 
@@ -25,7 +26,7 @@ export function piModel(p: Partial<PiModelParams> & { mode?: 'rsb' | 'readme' } 
     // The second view's forward runs without gradient (sg), in training mode.
     prepare: (io) => ({ student: [io.u[0]], aux: [tf.softmax(io.teacher(io.u[1]))] }),
     unsupervised: (_io, [target], [lu]) => ({
-      lu: tf.mean(tf.squaredDifference(tf.softmax(lu), target)),
+      lu: meanAll(tf.squaredDifference(tf.softmax(lu), target)),
       mask: tf.scalar(1),
     }),
   };

@@ -3,7 +3,7 @@
  * kept where its confidence reaches the threshold (§7.4: τ 0.95, λ_u 1, w 0.4).
  */
 import * as tf from '@tensorflow/tfjs';
-import { ceRows, geMask, maxArg, sg } from '../losses.ts';
+import { ceRows, geMask, maxArg, meanAll, sg } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
 
@@ -31,7 +31,7 @@ export function pseudoLabel(p: Partial<PseudoLabelParams> = {}): DeepMethod {
     unsupervised(io, _aux, [lu]) {
       const { max, arg } = maxArg(tf.softmax(sg(lu)));
       const mask = geMask(max, h.threshold);
-      return { lu: tf.mean(tf.mul(mask, ceRows(lu, arg, io.k))), mask: tf.mean(mask) };
+      return { lu: meanAll(tf.mul(mask, ceRows(lu, arg, io.k))), mask: tf.mean(mask) };
     },
   };
 }

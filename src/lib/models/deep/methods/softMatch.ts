@@ -6,7 +6,7 @@
  * g = exp(−min(max p̃ − μ_t, 0)² / (2σ²_t/4)), L_u = mean(g·CE(f(u_s), ĉ)).
  */
 import * as tf from '@tensorflow/tfjs';
-import { ceRows, maxArg, sg } from '../losses.ts';
+import { ceRows, maxArg, meanAll, sg } from '../losses.ts';
 import { variableFrom } from '../optim.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
@@ -64,7 +64,7 @@ export function softMatch(p: Partial<SoftMatchParams> = {}): DeepMethod {
       const { max, arg } = maxArg(pt);
       const gap = tf.minimum(tf.sub(max, muT), 0);
       const g = tf.exp(tf.neg(tf.div(tf.square(gap), tf.div(tf.mul(varT, 2), 4))));
-      return { lu: tf.mean(tf.mul(g, ceRows(ls, arg, io.k))), mask: tf.mean(g) };
+      return { lu: meanAll(tf.mul(g, ceRows(ls, arg, io.k))), mask: tf.mean(g) };
     },
     async saveState() {
       const out: Record<string, Float32Array> = {};

@@ -4,7 +4,7 @@
  * the soft targets, so only classes whose sharpened probability is exactly 1.0 keep a hard CE.
  */
 import * as tf from '@tensorflow/tfjs';
-import { geMask, softCeRows } from '../losses.ts';
+import { geMask, meanAll, softCeRows } from '../losses.ts';
 import type { DeepMethod } from './types.ts';
 import { methodDefaults } from './registry.ts';
 
@@ -34,7 +34,7 @@ export function uda(p: Partial<UdaParams> = {}): DeepMethod {
     },
     unsupervised(io, [mask, target], [ls]) {
       return {
-        lu: tf.mean(tf.mul(mask, softCeRows(ls, target as tf.Tensor2D, io.quirks))),
+        lu: meanAll(tf.mul(mask, softCeRows(ls, target as tf.Tensor2D, io.quirks))),
         mask: tf.mean(mask),
       };
     },
