@@ -25,6 +25,7 @@ import type { CellSpec, RunPlanSpec } from '../src/lib/suite/plan.ts';
 import { runCell as runCellCore, type CellEnv } from '../src/lib/suite/runCell.ts';
 import type { CellResult } from '../src/lib/suite/schema.ts';
 import type { Dataset } from '../src/lib/types.ts';
+import type { CellCheckpoint, CheckpointPolicy } from '../src/lib/suite/cellCheckpoint.ts';
 import { version as APP_VERSION } from '../package.json';
 
 /** Progress posts at most this often (STYLE.md §10). */
@@ -138,6 +139,8 @@ const api = {
     plan: RunPlanSpec,
     runId: string,
     onProgress?: (p: CellProgress) => void,
+    checkpoints?: { resumeFrom: CellCheckpoint | null; policy: CheckpointPolicy },
+    channel?: { save(c: CellCheckpoint): Promise<void>; notice(text: string): void },
   ): Promise<CellResult> {
     const report = currentReport();
     if (!report) throw new Error('bench worker: runCell was called before init.');
@@ -183,6 +186,17 @@ const api = {
         signal: ac.signal,
         onProgress: progress,
         liveTensors: () => tf.memory().numTensors,
+        // A deep fit's checkpoints go to the page (structured-cloned: the arrays may alias tensor
+        // memory on some backends, so nothing is transferred) and the fit waits until stored.
+        ...(checkpoints && channel
+          ? {
+              checkpoints: {
+                ...checkpoints,
+                save: (c: CellCheckpoint) => channel.save(c),
+                notice: (text: string) => void channel.notice(text),
+              },
+            }
+          : {}),
       });
       // The last steps' events (held back by the throttle): the counter ends at n of n.
       if (training.size) post(performance.now());

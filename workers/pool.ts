@@ -8,6 +8,10 @@
  * that crashes, loses its GPU device or stays silent past the watchdog is replaced by a fresh
  * worker (statistical work on WASM after a GPU failure; deep work on the GPU again) and the cell
  * runs once more; a second crash records the cell as failed (deep: the run pauses instead).
+ *
+ * Deep fits survive: a worker's deep fit sends its checkpoint here as it trains (every 30 s of
+ * training by default), the RunStore keeps the latest per cell, and a fit that runs again (the
+ * worker replaced, the tab closed and the run resumed) starts from it (executor.ts).
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import type { BenchWorkerApi, CellProgress } from './bench.worker.ts';
@@ -42,6 +46,12 @@ import {
 } from '../src/lib/suite/runStore.ts';
 import { parseCellResult, type CellResult } from '../src/lib/suite/schema.ts';
 import { after } from '../src/lib/env/timer.ts';
+import {
+  DEFAULT_CHECKPOINT_POLICY,
+  type CellCheckpoint,
+  type CheckpointChannel,
+  type CheckpointPolicy,
+} from '../src/lib/suite/cellCheckpoint.ts';
 
 export type WorkerPhase = 'starting' | 'idle' | 'busy' | 'restarting' | 'stopped' | 'error';
 
@@ -84,6 +94,50 @@ export interface PoolOptions {
   gate?: FitGate;
   /** The device calibration (ms per work unit) the page estimated the plan with; measured here when absent. */
   msPerUnit?: number;
+  /** When a deep fit saves its checkpoint (default every 30 s of training; null: never). */
+  checkpointPolicy?: CheckpointPolicy;
+  /** Test hook: holds a deep fit once its checkpoint is stored (CheckpointHold). */
+  checkpointHold?: CheckpointHold;
+}
+
+/**
+ * The test hook behind holdAtCheckpoint (window.__racRun): once `n` checkpoints are stored, the
+ * fit that saved the n-th waits there, mid-way with its checkpoint in IndexedDB, so a test can
+ * close the tab or crash the worker at a known point instead of racing the fit's speed.
+ */
+export class CheckpointHold {
+  #limit: number | null = null;
+  #count = 0;
+  #waiting = 0;
+  #open: () => void = () => {};
+  #opened = new Promise<void>((resolve) => (this.#open = resolve));
+
+  /** Hold after `n` more checkpoints are stored (null: never; lifts a hold in place). */
+  set(n: number | null): void {
+    this.#limit = n;
+    this.#count = 0;
+    const open = this.#open;
+    this.#opened = new Promise<void>((resolve) => (this.#open = resolve));
+    open();
+  }
+
+  /** True while a fit waits here with its checkpoint stored. */
+  get held(): boolean {
+    return this.#waiting > 0;
+  }
+
+  async saved(_c: CellCheckpoint): Promise<void> {
+    if (this.#limit === null) return;
+    this.#count++;
+    while (this.#limit !== null && this.#count >= this.#limit) {
+      this.#waiting++;
+      try {
+        await this.#opened;
+      } finally {
+        this.#waiting--;
+      }
+    }
+  }
 }
 
 /**
@@ -206,13 +260,30 @@ class WorkerLane implements Lane {
     this.slot = await this.pool.spawn(this.index, request, this.hooks);
   }
 
-  async run(cell: CellSpec, onProgress: LaneProgress): Promise<CellResult> {
+  async run(cell: CellSpec, onProgress: LaneProgress, checkpoints?: CheckpointChannel): Promise<CellResult> {
     const slot = this.slot;
     if (!slot) throw new CrashError(`worker ${this.index + 1} is not running`);
     const listener = proxy((p: CellProgress) => {
       if (p.runId === this.runId && p.key === cell.key) onProgress(p.fraction, p.message, p.training);
     });
-    return slot.call(slot.remote.runCell(cell, this.plan, this.runId, listener));
+    // The checkpoint to resume from goes with the call (copied); saves and notices come back
+    // through a proxy, and the worker's fit waits until each save is stored.
+    const channel = checkpoints
+      ? proxy({
+          save: (c: CellCheckpoint) => checkpoints.save(c),
+          notice: (text: string) => checkpoints.notice(text),
+        })
+      : undefined;
+    return slot.call(
+      slot.remote.runCell(
+        cell,
+        this.plan,
+        this.runId,
+        listener,
+        checkpoints ? { resumeFrom: checkpoints.resumeFrom, policy: checkpoints.policy } : undefined,
+        channel,
+      ),
+    );
   }
 
   async restart(backend: string | null, reason: string): Promise<void> {
@@ -376,6 +447,8 @@ export class BenchPool {
       );
     }
     const done = new Set(stored.map((c) => c.key));
+    // Checkpoints of cells already stored, and of runs that cannot resume, go (bounded storage).
+    await store.pruneCheckpoints(run.id, done).catch(() => 0);
     const pending = fitCells(cells).filter((f) => !done.has(f.key)).length;
     const size = Math.min(this.#opts.size, Math.max(1, pending));
     const lanes = Array.from({ length: size }, (_, i) => new WorkerLane(i, this, run.id, run.plan, hooks));
@@ -413,6 +486,12 @@ export class BenchPool {
       signal: this.#ac.signal,
       watchdog: this.#opts.watchdog === undefined ? DEFAULT_WATCHDOG : this.#opts.watchdog,
       gate: this.#opts.gate,
+      checkpoints: {
+        store: store.checkpointsOf(run.id),
+        policy:
+          this.#opts.checkpointPolicy === undefined ? DEFAULT_CHECKPOINT_POLICY : this.#opts.checkpointPolicy,
+        saved: this.#opts.checkpointHold ? (c) => this.#opts.checkpointHold!.saved(c) : undefined,
+      },
     });
     this.#executor = executor;
     try {

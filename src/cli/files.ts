@@ -106,14 +106,19 @@ function unlinkQuietly(path: string): void {
 }
 
 /**
- * Writes `text` to `path` so that readers see the old content or the new, never a part: on any
- * failure (ENOSPC, a short write, a size that does not match) the temp file is removed, `path` is
- * left as it was, and a CliError says so. `write` is for tests (a full disk without root).
+ * Writes `text` (or raw bytes) to `path` so that readers see the old content or the new, never a
+ * part: on any failure (ENOSPC, a short write, a size that does not match) the temp file is
+ * removed, `path` is left as it was, and a CliError says so. `write` is for tests (a full disk
+ * without root).
  */
-export function writeFileAtomic(path: string, text: string, write: WriteBytes = nodeWrite): void {
+export function writeFileAtomic(
+  path: string,
+  text: string | Uint8Array,
+  write: WriteBytes = nodeWrite,
+): void {
   const dir = dirname(resolve(path));
   const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
-  const bytes = Buffer.from(text, 'utf8');
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const fail = (e: unknown): never => {
     unlinkQuietly(tmp);
     const why = e instanceof Error ? e.message : String(e);

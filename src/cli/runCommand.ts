@@ -3,6 +3,8 @@
  * Crash-proof: `--out` is checked before the first fit; each finished fit is appended (fsynced) to
  * `<out>.journal`; a rerun of the same command resumes from the journal (and from a finished
  * `--out` of the same plan); the result file is written atomically, then the journal removed.
+ * A deep fit saves its checkpoint to `<out>.checkpoint` as it trains (`--checkpoint-every`, 30 s of
+ * training by default), so a rerun resumes a killed fit mid-way with the same weights and record.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, platform, release } from 'node:os';
@@ -30,6 +32,15 @@ import { parseLabels, parseNames, parseSeeds, parseSettings, parseTIndices } fro
 import type { Dataset } from '../lib/types.ts';
 import { CliError, required, SELECTOR_OPTIONS } from './args.ts';
 import { checkOutPath, Journal, writeFileVerified } from './files.ts';
+import { CheckpointFile } from './checkpointFile.ts';
+import {
+  DEFAULT_CHECKPOINT_POLICY,
+  describePolicy,
+  parseCheckpointPolicy,
+  type CellCheckpoint,
+  type CheckpointChannel,
+  type CheckpointPolicy,
+} from '../lib/suite/cellCheckpoint.ts';
 import { loadDatasetNodeWithSource } from './nodeData.ts';
 import { ProgressReporter } from './progress.ts';
 import { parseProtocol } from './splitCommand.ts';
@@ -153,7 +164,11 @@ class InProcessLane implements Lane {
     readonly env: CellEnv,
   ) {}
 
-  async run(cell: CellSpec, onProgress: (fraction: number, message?: string) => void): Promise<CellResult> {
+  async run(
+    cell: CellSpec,
+    onProgress: (fraction: number, message?: string) => void,
+    checkpoints?: CheckpointChannel,
+  ): Promise<CellResult> {
     const { ds, source } = this.datasets.get(cell.dataset)!;
     const ac = new AbortController();
     this.#controller = ac;
@@ -166,6 +181,7 @@ class InProcessLane implements Lane {
         // Fraction and message only: the CLI draws no training curves.
         onProgress: (fraction, message) => onProgress(fraction, message),
         liveTensors,
+        checkpoints,
       });
     } finally {
       this.#controller = null;
@@ -220,9 +236,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       backend: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
+      'checkpoint-every': { type: 'string' },
     },
   });
   const plan = planFromCliFlags(values);
+  const checkpointPolicy = checkpointPolicyFromFlag(values['checkpoint-every']);
   const out = required(values, 'out');
   const {
     index: shardIndex,
@@ -296,6 +314,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       `${dropped} unreadable journal entr${dropped === 1 ? 'y was' : 'ies were'} dropped; those cells run again.\n`,
     );
 
+  const compute = (a: string) => getAlgorithm(a).compute;
+  const checkpoints = new CheckpointFile(out);
   const backend = await initNodeBackend(wanted);
   if (doneOn.size && !doneOn.has(backend)) throw mixed(backend);
   const adapter = nodeBackendInfo()?.adapter ?? null;
@@ -305,6 +325,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stderr.write(
       `Backend ${backend}${on ? ` on ${on}` : ''}${nodeBackendInfo()?.software ? ' (software adapter: slow)' : ''}${where}\n`,
     );
+    if (plan.algorithms.some((a) => compute(a) === 'deep'))
+      process.stderr.write(
+        `Deep fits save a checkpoint ${describePolicy(checkpointPolicy)}${checkpointPolicy ? ` to ${checkpoints.path}` : ''} (--checkpoint-every).\n`,
+      );
   }
   // Every dataset is loaded before the first fit: one that cannot load stops here, with its reason.
   const datasets = new Map<string, LoadedDataset>();
@@ -321,7 +345,6 @@ export async function runCommand(argv: string[]): Promise<number> {
   const started = new Date().toISOString();
   const t0 = performance.now();
   const { msPerUnit } = calibrate(() => performance.now());
-  const compute = (a: string) => getAlgorithm(a).compute;
   const shapes = (id: string) => {
     const d = datasets.get(id)?.ds;
     return d ? { N: d.N, d: d.d, k: d.k } : undefined;
@@ -343,6 +366,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     },
     signal: ac.signal,
     gate: holdGate(process.env.RAC_BENCH_HOLD_AFTER_FITS),
+    checkpoints: {
+      store: checkpoints,
+      policy: checkpointPolicy,
+      saved: checkpointHold(process.env.RAC_BENCH_HOLD_AT_CHECKPOINT),
+    },
   });
   const stop = () => {
     ac.abort();
@@ -400,6 +428,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
   }
   journal.remove();
+  checkpoints.clear();
   const failed = [...all.values()].filter((c) => c.status === 'failed').length;
   process.stderr.write(
     `Wrote ${ordered.length} cells (${executor.scheduler.fitsTotal} fits, ${failed} failed) to ${out} in ${((performance.now() - t0) / 1000).toFixed(1)} s.\n`,
@@ -416,6 +445,35 @@ function readPreviousOut(out: string, signature: string): CellResult[] {
   } catch {
     return []; // not ours, or unreadable: it is replaced (atomically) at the end
   }
+}
+
+/** `--checkpoint-every` (default every 30 s of training), or a CliError naming the problem. */
+function checkpointPolicyFromFlag(text: string | undefined): CheckpointPolicy {
+  if (text === undefined) return DEFAULT_CHECKPOINT_POLICY;
+  try {
+    return parseCheckpointPolicy(text);
+  } catch (e) {
+    throw new CliError(`--checkpoint-every: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Test hook RAC_BENCH_HOLD_AT_CHECKPOINT=n: once n checkpoints are written, the fit that wrote the
+ * n-th waits there (its checkpoint on disk, mid-fit), so a test kills the run at a known point of
+ * a fit instead of racing its speed. Ignored unless a whole number ≥ 1.
+ */
+function checkpointHold(text: string | undefined): ((c: CellCheckpoint) => Promise<void>) | undefined {
+  if (text === undefined || !/^[1-9]\d*$/.test(text)) return undefined;
+  const n = Number(text);
+  let count = 0;
+  return async (c) => {
+    if (++count < n) return;
+    process.stderr.write(
+      `rac-bench: holding at checkpoint ${count} (${c.key}, step ${c.step} of ${c.steps}; RAC_BENCH_HOLD_AT_CHECKPOINT)\n`,
+    );
+    // Never resolves; the interval keeps the process alive until it is killed.
+    return new Promise<void>(() => setInterval(() => {}, 60_000));
+  };
 }
 
 /**

@@ -3,7 +3,8 @@
  * RunStore), and runs that can be resumed. Lives outside the page, so a run keeps going when
  * the user looks at another page. UI updates are batched: at most one flush per FLUSH_MS.
  */
-import { BenchPool, FitHold, type WorkerView } from '../../workers/pool.ts';
+import { BenchPool, CheckpointHold, FitHold, type WorkerView } from '../../workers/pool.ts';
+import type { CheckpointPolicy } from '../lib/suite/cellCheckpoint.ts';
 import { LiveTraining, type LiveFitView } from '../lib/charts/trainingFeed.ts';
 import type { BackendReport } from '../lib/env/device.ts';
 import { isBaselineAlgorithm } from '../lib/models/catalogue.ts';
@@ -207,6 +208,9 @@ export class RunState {
   #watchdog: { factor: number; minMs: number } | undefined = undefined;
   /** Test hook (holdAfter/release): holds runs after a number of fits. */
   readonly #hold = new FitHold();
+  /** Test hooks (holdAtCheckpoint, setCheckpointPolicy): a deep fit held once its checkpoint is stored. */
+  readonly #checkpointHold = new CheckpointHold();
+  #checkpointPolicy: CheckpointPolicy | undefined = undefined;
   #pendingResults: CellResult[] = [];
   #lastRelease = -Infinity;
   #sliceTimer: ReturnType<typeof setTimeout> | null = null;
@@ -389,6 +393,8 @@ export class RunState {
       store,
       watchdog: this.#watchdog,
       gate: this.#hold,
+      checkpointHold: this.#checkpointHold,
+      checkpointPolicy: this.#checkpointPolicy,
       baseUrl: new URL('./', document.baseURI).href,
       msPerUnit: calibration.value?.msPerUnit,
     });
@@ -510,6 +516,14 @@ export class RunState {
       release: () => this.#hold.set(null),
       /** True once a held run has stored its fits and waits, nothing in flight. */
       held: () => this.#pool?.held ?? false,
+      /** Deep fits save every `p` ({ everySteps } or { everyMs }; null: never) in runs started after. */
+      setCheckpointPolicy: (p: CheckpointPolicy) => {
+        this.#checkpointPolicy = p;
+      },
+      /** The fit that stores the n-th checkpoint from now waits there (null: never; lifts a hold). */
+      holdAtCheckpoint: (n: number | null) => this.#checkpointHold.set(n),
+      /** True while a deep fit waits at a checkpoint hold, its checkpoint stored. */
+      checkpointHeld: () => this.#checkpointHold.held,
       restarts: () => this.restarts,
       /** Runs a custom selection to the end (used by `npm run bench`); resolves with the records. */
       runSelection: async (sel: CustomSelection, workers?: number) => {

@@ -14,11 +14,23 @@
  *   - validation: every record is checked before it is stored; a record that fails, or a fit
  *     that leaked tensors, is stored as failed and the lane recycled;
  *   - a dataset that cannot load fails once: its waiting cells are stored as "not run" with the
- *     reason, and leave the ETA.
+ *     reason, and leave the ETA;
+ *   - deep fits that survive: with a CheckpointStore, a deep fit saves its checkpoint as it trains
+ *     (cellCheckpoint.ts), a fit that runs again (a crash, a reload, a rerun) resumes from it, and
+ *     it is deleted once the cell's record is stored; a store that fails turns saving off, in words.
  * Pure orchestration: no workers, storage or timers of its own (all injected), so Node tests pin
  * every rule down.
  */
 import type { TimedTrainingEvent } from '../models/trainingEvent.ts';
+import {
+  MAX_CHECKPOINT_BYTES,
+  megabytes,
+  saveFailureText,
+  type CellCheckpoint,
+  type CheckpointChannel,
+  type CheckpointPolicy,
+  type CheckpointStore,
+} from './cellCheckpoint.ts';
 import type { CellSpec } from './plan.ts';
 import { deriveBaselineCell } from './runCell.ts';
 import { Scheduler, type ProgressSnapshot } from './scheduler.ts';
@@ -54,8 +66,9 @@ export interface Lane {
   /**
    * Runs one fit. Throws AbortError when cancelled, a crash (see isCrash) when the lane died.
    * `training`: a deep fit's step events since the last call (bounded, throttled by the lane).
+   * `checkpoints`: a deep fit's checkpoint channel (resume from, save to), when the run keeps them.
    */
-  run(cell: CellSpec, onProgress: LaneProgress): Promise<CellResult>;
+  run(cell: CellSpec, onProgress: LaneProgress, checkpoints?: CheckpointChannel): Promise<CellResult>;
   /** Replaces the lane's worker, on `backend` (null: the lane's default). */
   restart(backend: string | null, reason: string): Promise<void>;
   /** Aborts the running fit. */
@@ -121,6 +134,18 @@ export interface ExecutorOptions {
   watchdog?: { factor: number; minMs: number } | null;
   /** Test hook: hold the run after a number of fits (FitGate). */
   gate?: FitGate;
+  /** Deep fits' checkpoints: where they are kept and when a fit saves (none: deep fits never resume). */
+  checkpoints?: ExecutorCheckpoints;
+}
+
+export interface ExecutorCheckpoints {
+  store: CheckpointStore;
+  policy: CheckpointPolicy;
+  /**
+   * Test hook, awaited after each checkpoint is stored (the fit waits meanwhile): a test holds a
+   * fit here, mid-way with its checkpoint stored, to close the tab or kill the process.
+   */
+  saved?(c: CellCheckpoint): Promise<void>;
 }
 
 /**
@@ -229,6 +254,8 @@ export class RunExecutor {
   /** Fits taken past the gate (FitGate), and lanes now waiting at it. */
   #fitsTaken = 0;
   #atGate = 0;
+  /** Set once a checkpoint could not be stored: no fit of this run saves again (said once). */
+  #checkpointsOff = false;
 
   constructor(opts: ExecutorOptions) {
     this.#o = opts;
@@ -389,7 +416,8 @@ export class RunExecutor {
             // Progress travels on its own channel and may land after the result: a late post
             // still brings its training events, but no longer marks the lane busy.
             let returned = false;
-            const result = await this.#runWatched(lane, cell, (fraction, message, training) => {
+            const checkpoints = await this.#checkpointChannel(cell, hooks);
+            const result = await this.#runWatched(lane, cell, checkpoints, (fraction, message, training) => {
               // The ETA counts the reported part of a fit in flight (scheduler ignores late posts).
               scheduler.progress(cell.key, fraction);
               if (!returned)
@@ -470,10 +498,69 @@ export class RunExecutor {
     }
   }
 
+  /**
+   * A deep fit's checkpoint channel: the stored checkpoint of its cell (a store that cannot read it
+   * gives none, with a notice), the run's policy (off once a save failed), and a save that never
+   * fails the fit: too large a checkpoint is skipped, a store error turns saving off for the run.
+   */
+  async #checkpointChannel(cell: CellSpec, hooks: ExecutorHooks): Promise<CheckpointChannel | undefined> {
+    const ck = this.#o.checkpoints;
+    if (!ck || this.#o.compute(cell.algorithm) !== 'deep') return undefined;
+    const notice = (text: string) => hooks.onNotice?.(text);
+    let resumeFrom: CellCheckpoint | null = null;
+    try {
+      resumeFrom = await ck.store.load(cell.key);
+    } catch (e) {
+      notice(
+        `${cell.key}: its saved checkpoint could not be read (${errText(e)}); the fit starts from step 0.`,
+      );
+    }
+    let tooLarge = false;
+    return {
+      resumeFrom,
+      policy: this.#checkpointsOff ? null : ck.policy,
+      notice,
+      save: async (c) => {
+        if (this.#checkpointsOff || tooLarge) return;
+        if (c.bytes > MAX_CHECKPOINT_BYTES) {
+          tooLarge = true;
+          notice(
+            `${c.key}: its checkpoint (${megabytes(c.bytes)}) is over the ${megabytes(MAX_CHECKPOINT_BYTES)} a run keeps per fit, so this fit is not checkpointed; it runs on, but an interruption restarts it.`,
+          );
+          return;
+        }
+        try {
+          await ck.store.save(c);
+        } catch (e) {
+          this.#checkpointsOff = true;
+          notice(saveFailureText(c.key, c.bytes, e));
+          return;
+        }
+        await ck.saved?.(c);
+      },
+    };
+  }
+
+  /** Deletes the checkpoints of fits whose records are stored (a failure leaves a stale one: harmless). */
+  async #dropCheckpoints(cell: CellSpec): Promise<void> {
+    const ck = this.#o.checkpoints;
+    if (!ck || this.#o.compute(cell.algorithm) !== 'deep') return;
+    try {
+      await ck.store.remove([cell.key]);
+    } catch {
+      // Never resumed from (its cell is done) and pruned when the run resumes or is deleted.
+    }
+  }
+
   /** Runs a fit; a restartable lane that stays silent too long is failed with WatchdogTimeout. */
-  #runWatched(lane: Lane, cell: CellSpec, onProgress: LaneProgress): Promise<CellResult> {
+  #runWatched(
+    lane: Lane,
+    cell: CellSpec,
+    checkpoints: CheckpointChannel | undefined,
+    onProgress: LaneProgress,
+  ): Promise<CellResult> {
     const wd = this.#o.watchdog;
-    if (!wd || !lane.restartable) return lane.run(cell, onProgress);
+    if (!wd || !lane.restartable) return lane.run(cell, onProgress, checkpoints);
     const expected = this.scheduler.costOf(cell.key) * (this.#o.msPerUnit ?? 0);
     const limit = Math.max(wd.minMs, wd.factor * expected);
     return new Promise<CellResult>((resolve, reject) => {
@@ -493,10 +580,14 @@ export class RunExecutor {
       };
       arm();
       lane
-        .run(cell, (f, m, training) => {
-          if (!settled) arm();
-          onProgress(f, m, training);
-        })
+        .run(
+          cell,
+          (f, m, training) => {
+            if (!settled) arm();
+            onProgress(f, m, training);
+          },
+          checkpoints,
+        )
         .then(
           (r) => {
             if (!settled) {
@@ -545,6 +636,7 @@ export class RunExecutor {
     const batch: ExecutedCell[] = this.scheduler.isPlanKey(cell.key) ? [own] : [];
     for (const d of this.scheduler.derivedPending(cell.key)) batch.push(derivedExecuted(own, d));
     await this.#put(batch);
+    await this.#dropCheckpoints(cell);
     this.scheduler.complete(cell.key, own.status === 'failed');
     hooks.onStored?.(batch);
     this.#wake();

@@ -25,6 +25,16 @@ import { defaultPlanOptions, t0StreamFor, tValue } from './plan.ts';
 import { PRESET_IDS, presetPlan, type PresetId } from './presets.ts';
 import { CELL_SCHEMA, type CellResult } from './schema.ts';
 import { subsampleOverrides } from './subsamplePlan.ts';
+import {
+  arrayBytes,
+  CELL_CHECKPOINT_FORMAT,
+  checkpointClock,
+  checkpointProblem,
+  describePolicy,
+  type CheckpointChannel,
+  type CheckpointFingerprint,
+} from './cellCheckpoint.ts';
+import type { DeepContextExtras } from '../models/deep/context.ts';
 
 /** 1.1.0: Tri-Training's learners and stream, SSGMM's rsb default, the model-stream offset (PROTOCOL.md). */
 export const PROTOCOL_VERSION = '1.1.0';
@@ -58,6 +68,11 @@ export interface RunCellContext {
    * tensors behind after dispose fails its cell with a TensorLeak reason instead of passing.
    */
   liveTensors?: () => number;
+  /**
+   * A deep fit's checkpoints: the one to resume from (checked here against the cell), when and
+   * where to save, where to say why one was not used. Ignored by statistical fits.
+   */
+  checkpoints?: CheckpointChannel;
 }
 
 /** The protocol options that shape one dataset's splits and scaling (ssgmmSupport is a model option). */
@@ -150,6 +165,68 @@ function initSeedOf(algorithm: AlgorithmEntry, plan: RunPlanSpec, seed: number):
   return deep && plan.mode === 'rsb' ? 0 : seed;
 }
 
+function isDeepEntry(algorithm: Pick<AlgorithmEntry, 'family'> & Partial<Pick<AlgorithmSpec, 'suite'>>) {
+  return algorithm.family === 'deep' || algorithm.suite === 'deep';
+}
+
+/**
+ * The fit context's checkpoint members for a deep cell: the checkpoint to resume from when it
+ * matches this cell exactly (else a notice says why it is ignored, and the fit starts at step 0),
+ * when to save (the channel's policy, on the injected clock) and each save wrapped with the cell's
+ * key and fingerprint. Empty without a channel.
+ */
+function deepCheckpointing(
+  channel: CheckpointChannel | undefined,
+  key: string,
+  fingerprint: CheckpointFingerprint,
+  steps: number,
+  ctx: RunCellContext,
+): { extras: DeepContextExtras; fromStep: number } {
+  if (!channel) return { extras: {}, fromStep: 0 };
+  let resume = channel.resumeFrom;
+  if (resume) {
+    const why = checkpointProblem(resume, key, fingerprint, steps);
+    if (why) {
+      channel.notice(`${key}: its saved checkpoint is not used (${why}); the fit starts from step 0.`);
+      resume = null;
+    } else
+      channel.notice(
+        `${key}: resuming from its checkpoint at step ${resume.step} of ${steps} (saved ${resume.savedAt}).`,
+      );
+  }
+  const clock = checkpointClock(channel.policy, ctx.now);
+  const policy = describePolicy(channel.policy);
+  return {
+    fromStep: resume?.step ?? 0,
+    extras: {
+      ...(resume ? { resumeFrom: resume.deep } : {}),
+      onResumeRejected: (reason) =>
+        channel.notice(
+          `${key}: its saved checkpoint could not be restored (${reason}); the fit starts from step 0.`,
+        ),
+      ...(channel.policy === null
+        ? {}
+        : {
+            checkpointDue: clock.due,
+            onCheckpoint: async (deep) => {
+              await channel.save({
+                format: CELL_CHECKPOINT_FORMAT,
+                key,
+                fingerprint,
+                step: deep.step,
+                steps,
+                policy,
+                savedAt: ctx.isoTime(),
+                bytes: arrayBytes(deep),
+                deep,
+              });
+              clock.saved();
+            },
+          }),
+    },
+  };
+}
+
 /**
  * A deep fit's progress from its first step: the trainer ticks once per step but reports its
  * losses every `progressEvery` steps (25), which on a slow backend (WebGPU on a software adapter)
@@ -161,11 +238,13 @@ export function stepTicker(
   algorithm: Pick<AlgorithmEntry, 'family'> & Partial<Pick<AlgorithmSpec, 'suite'>>,
   options: Record<string, unknown>,
   onProgress: RunCellContext['onProgress'],
+  /** The step a resumed fit starts at. */
+  fromStep = 0,
 ): (() => void) | undefined {
-  const deep = algorithm.family === 'deep' || algorithm.suite === 'deep';
+  const deep = isDeepEntry(algorithm);
   const steps = options.steps;
   if (!deep || !onProgress || typeof steps !== 'number' || !(steps > 0)) return undefined;
-  let step = 0;
+  let step = fromStep;
   return () => {
     step++;
     // The last step's own report (with its losses) says "done"; ticks stop short of it.
@@ -296,29 +375,57 @@ export async function runCell(
       created_at: ctx.isoTime(),
     }) as CellResult;
   let result: CellResult;
-  const onTick = stepTicker(algorithm, options, ctx.onProgress);
+  const { extras: deepExtras, fromStep } = isDeepEntry(algorithm)
+    ? deepCheckpointing(
+        ctx.checkpoints,
+        cell.key,
+        {
+          algorithm: algorithm.id,
+          dataset: base.dataset,
+          split: {
+            indices_sha256: splitRecord.indices_sha256,
+            n_labeled: splitRecord.n_labeled,
+            n_unlabeled: splitRecord.n_unlabeled,
+            n_test: splitRecord.n_test,
+          },
+          subsample: base.subsample,
+          data: { nL: data.Xl.rows, nU: data.Xu.rows, d: data.Xl.cols, k: data.numClasses },
+          options: { ...options },
+          init_seed: initSeed,
+          protocol: {
+            mode: base.protocol.mode,
+            version: base.protocol.version,
+            quirks: base.protocol.quirks,
+            options: base.protocol.options,
+          },
+          env: {
+            backend: ctx.env.backend,
+            tfjs_version: ctx.env.tfjs_version,
+            app_version: ctx.env.app_version,
+          },
+        },
+        Number(options.steps),
+        ctx,
+      )
+    : { extras: {}, fromStep: 0 };
+  const onTick = stepTicker(algorithm, options, ctx.onProgress, fromStep);
   try {
     model = await algorithm.create({ mode: plan.mode, options });
     const t0 = ctx.now();
-    await model.fit(
-      data.Xl,
-      data.yl,
-      data.Xu,
-      data.numClasses,
-      createFitContext({
-        seed: cell.seed,
-        rng: modelStream(ds, cell, {
-          modelStreamOffset: plan.options.modelStreamOffset ?? 'none',
-          t0Stream: t0StreamFor(plan.options, cell.dataset),
-        }),
-        initSeed,
-        signal: ctx.signal,
-        quirks: plan.quirks,
-        now: ctx.now,
-        onProgress: ctx.onProgress ? (p) => ctx.onProgress!(p.fraction, p.message, p) : undefined,
-        onTick,
+    const fitContext = createFitContext({
+      seed: cell.seed,
+      rng: modelStream(ds, cell, {
+        modelStreamOffset: plan.options.modelStreamOffset ?? 'none',
+        t0Stream: t0StreamFor(plan.options, cell.dataset),
       }),
-    );
+      initSeed,
+      signal: ctx.signal,
+      quirks: plan.quirks,
+      now: ctx.now,
+      onProgress: ctx.onProgress ? (p) => ctx.onProgress!(p.fraction, p.message, p) : undefined,
+      onTick,
+    });
+    await model.fit(data.Xl, data.yl, data.Xu, data.numClasses, { ...fitContext, ...deepExtras });
     const t1 = ctx.now();
     const proba = await model.predictProba(data.Xe);
     const t2 = ctx.now();

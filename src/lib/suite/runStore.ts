@@ -5,8 +5,10 @@
  *   cells        one StoredCell per finished plan cell, keyed [runId, key], written the moment the
  *                cell finishes, so closing the tab loses at most the cells in flight;
  *   modal-runs   one StoredModalRun per image/text run (its `rsb-run/3` plan and environment);
- *   modal-cells  its finished `rsb-cell/3` records, keyed [runId, key], written as each finishes.
- * A run resumes by skipping the keys already stored.
+ *   modal-cells  its finished `rsb-cell/3` records, keyed [runId, key], written as each finishes;
+ *   checkpoints  the latest checkpoint of each deep fit in flight (cellCheckpoint.ts), keyed
+ *                [runId, key], replaced at each save and deleted once the cell's record is stored.
+ * A run resumes by skipping the keys already stored, and a deep fit from its checkpoint.
  */
 import { openDB, type IDBPDatabase } from 'idb';
 import type { RunPlanSpec } from './plan.ts';
@@ -21,12 +23,14 @@ import {
 } from './schema.ts';
 import { parseWith } from './schemaParts.ts';
 import type { ModalCellResult, ModalRunPlan, ModalRunRecord } from './schemaV3.ts';
+import type { CellCheckpoint, CheckpointStore } from './cellCheckpoint.ts';
 
 export const RUNS_DB_NAME = 'rac-bench-runs';
 export const RUNS_STORE = 'runs';
 export const CELLS_STORE = 'cells';
 export const MODAL_RUNS_STORE = 'modal-runs';
 export const MODAL_CELLS_STORE = 'modal-cells';
+export const CHECKPOINTS_STORE = 'checkpoints';
 
 export type RunStatus = 'running' | 'paused' | 'done' | 'cancelled';
 
@@ -68,7 +72,16 @@ const MIGRATIONS: ReadonlyArray<(db: IDBPDatabase) => void> = [
     const cells = db.createObjectStore(MODAL_CELLS_STORE, { keyPath: ['runId', 'key'] });
     cells.createIndex('runId', 'runId');
   },
+  (db) => {
+    const checkpoints = db.createObjectStore(CHECKPOINTS_STORE, { keyPath: ['runId', 'key'] });
+    checkpoints.createIndex('runId', 'runId');
+  },
 ];
+
+/** A deep fit's checkpoint as stored: the record plus its run. */
+export interface StoredCheckpoint extends CellCheckpoint {
+  runId: string;
+}
 
 /** An image/text run as stored: its plan, what it ran on, and how far it got. */
 export interface StoredModalRun {
@@ -279,18 +292,81 @@ export class RunStore {
     ]);
   }
 
-  /** Removes a run and all its cells. */
+  /** Removes a run, all its cells and its checkpoints. */
   async deleteRun(id: string): Promise<void> {
     await this.#use(async (db) => {
-      const tx = db.transaction([RUNS_STORE, CELLS_STORE], 'readwrite');
+      const tx = db.transaction([RUNS_STORE, CELLS_STORE, CHECKPOINTS_STORE], 'readwrite');
       const cells = tx.objectStore(CELLS_STORE);
+      const checkpoints = tx.objectStore(CHECKPOINTS_STORE);
       const keys = await cells.index('runId').getAllKeys(id);
+      const saved = await checkpoints.index('runId').getAllKeys(id);
       await Promise.all([
         ...keys.map((k) => cells.delete(k)),
+        ...saved.map((k) => checkpoints.delete(k)),
         tx.objectStore(RUNS_STORE).delete(id),
         tx.done,
       ]);
     });
+  }
+
+  /** Stores a deep fit's checkpoint, replacing the cell's previous one (one per [run, key]). */
+  async putCheckpoint(runId: string, c: CellCheckpoint): Promise<void> {
+    await this.#use((db) => db.put(CHECKPOINTS_STORE, { ...c, runId } satisfies StoredCheckpoint));
+  }
+
+  async getCheckpoint(runId: string, key: string): Promise<StoredCheckpoint | undefined> {
+    return this.#use((db) => db.get(CHECKPOINTS_STORE, [runId, key]));
+  }
+
+  /** The cell keys of a run that have a checkpoint (without reading the checkpoints). */
+  async checkpointKeys(runId: string): Promise<string[]> {
+    const keys = (await this.#use((db) =>
+      db.getAllKeysFromIndex(CHECKPOINTS_STORE, 'runId', runId),
+    )) as unknown as [string, string][];
+    return keys.map((k) => k[1]);
+  }
+
+  async deleteCheckpoints(runId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.#use(async (db) => {
+      const tx = db.transaction(CHECKPOINTS_STORE, 'readwrite');
+      await Promise.all([...keys.map((k) => tx.store.delete([runId, k])), tx.done]);
+    });
+  }
+
+  /**
+   * Bounds what checkpoints hold when a run starts or resumes: this run's checkpoints of cells
+   * already stored go, and so do those of every run that can no longer resume (done, cancelled,
+   * deleted). What is left is at most one per deep fit in flight of a resumable run.
+   */
+  async pruneCheckpoints(runId: string, done: ReadonlySet<string>): Promise<number> {
+    return this.#use(async (db) => {
+      const runs = new Map(((await db.getAll(RUNS_STORE)) as StoredRun[]).map((r) => [r.id, r.status]));
+      const keys = (await db.getAllKeys(CHECKPOINTS_STORE)) as unknown as [string, string][];
+      const stale = keys.filter(([run, key]) => {
+        if (run === runId) return done.has(key);
+        const status = runs.get(run);
+        return status !== 'running' && status !== 'paused';
+      });
+      if (stale.length === 0) return 0;
+      const tx = db.transaction(CHECKPOINTS_STORE, 'readwrite');
+      await Promise.all([...stale.map((k) => tx.store.delete(k)), tx.done]);
+      return stale.length;
+    });
+  }
+
+  /** This store as one run's CheckpointStore (the executor's view). */
+  checkpointsOf(runId: string): CheckpointStore {
+    return {
+      load: async (key) => {
+        const c = await this.getCheckpoint(runId, key);
+        if (!c) return null;
+        const { runId: _run, ...rest } = c;
+        return rest;
+      },
+      save: (c) => this.putCheckpoint(runId, c),
+      remove: (keys) => this.deleteCheckpoints(runId, keys),
+    };
   }
 }
 

@@ -19,10 +19,17 @@ export interface DeepContextExtras {
   tick?(): Promise<void>;
   /** Typed progress of a deep fit. */
   onDeepProgress?(r: StepReport): void;
-  /** Called every `checkpointEvery` steps; store it to resume a long fit. */
+  /** Called every `checkpointEvery` steps (or when `checkpointDue` says); store it to resume a long fit. */
   onCheckpoint?(c: DeepCheckpoint): void | Promise<void>;
-  /** Resume from this checkpoint (same method, data and options). */
+  /** When to checkpoint (runCell: by time or steps, suite/cellCheckpoint.ts); default: every `checkpointEvery`. */
+  checkpointDue?(step: number): boolean;
+  /**
+   * Resume from this checkpoint (same method, data and options: the caller checks its fingerprint;
+   * the trainer checks the tensors).
+   */
   resumeFrom?: DeepCheckpoint;
+  /** The trainer refused `resumeFrom` (a damaged record): the fit starts from step 0 instead. */
+  onResumeRejected?(reason: string): void;
 }
 
 export type DeepFitContext = FitContext & DeepContextExtras;

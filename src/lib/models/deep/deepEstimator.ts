@@ -13,7 +13,7 @@ import type { Matrix } from '../../types.ts';
 import { BaseEstimator } from '../baseEstimator.ts';
 import type { FitInfo, LiveFitContext } from '../estimator.ts';
 import { integerIn, interval, oneOf, ParamError, validateParams, type ConstraintTable } from '../params.ts';
-import { batchMatMulCounts } from './batchMatMul.ts';
+import { batchMatMulCounts, deepWasmFlavour } from './batchMatMul.ts';
 import { resolveSize, trainerConfig, type DeepOptions } from './config.ts';
 import { trainerStreams, type DeepFitContext } from './context.ts';
 import { countParams } from './ftTransformer.ts';
@@ -148,11 +148,31 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
       initSeed: o.initSeed ?? ctx.initSeed,
       quirks: o.quirks ?? ctx.quirks,
     });
-    const method = createMethod(this.method, o.mode ?? 'rsb', o.methodParams);
-    const trainer = new DeepTrainer(cfg, method, { Xl, yl, Xu, k }, trainerStreams(ctx));
+    // Drawn once: a trainer built again after a refused checkpoint starts from the same streams.
+    const streams = trainerStreams(ctx);
+    const build = () =>
+      new DeepTrainer(
+        cfg,
+        createMethod(this.method, o.mode ?? 'rsb', o.methodParams),
+        { Xl, yl, Xu, k },
+        streams,
+      );
+    let trainer = build();
     const simdBefore = batchMatMulCounts.simd;
     this.trainer = trainer;
-    if (ctx.resumeFrom) trainer.restore(ctx.resumeFrom);
+    let resumedFrom: number | null = null;
+    if (ctx.resumeFrom) {
+      try {
+        trainer.restore(ctx.resumeFrom);
+        resumedFrom = ctx.resumeFrom.step;
+      } catch (e) {
+        // restore() may have written part of the state before it found the damage: start afresh
+        // on a new trainer rather than train from a mix.
+        trainer.dispose();
+        this.trainer = trainer = build();
+        ctx.onResumeRejected?.((e as Error).message);
+      }
+    }
     // The supervised baseline has no unsupervised term and no mask: report neither (the live
     // chart would draw two flat zero lines).
     const supervisedOnly = this.method === 'ftt';
@@ -173,6 +193,7 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
         });
       },
       onCheckpoint: ctx.onCheckpoint,
+      checkpointDue: ctx.checkpointDue,
       tick: () => ctx.tick(),
     });
     this.lastInfo = {
@@ -182,11 +203,13 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
       // Batched products (attention) served by the SIMD kernel of batchMatMul.ts on wasm: 0 says
       // tfjs's own scalar loop ran them (another backend, or no WebAssembly SIMD).
       wasmSimdProducts: batchMatMulCounts.simd - simdBefore,
+      // Which build of the deep wasm kernels ran (batchMatMul.ts): 'relaxed-simd' (FMA), 'simd'.
+      wasmKernels: tf.getBackend() === 'wasm' ? deepWasmFlavour() : null,
       params: countParams(cfg.shape!),
       size: resolveSize(o.size).name,
       init_seed: cfg.initSeed,
       quirks: cfg.quirks,
-      resumedFrom: ctx.resumeFrom?.step ?? null,
+      resumedFrom,
     } satisfies FitInfo;
   }
 
