@@ -97,8 +97,10 @@ export const BACKBONE_FEATURES = {
   'minilm-mean-384': { modality: 'text', tiers: ['classroom'] },
   /** A small random-weight conv net (tests, CLI smoke runs): provenance only, never a benchmark figure. */
   'tiny-conv-gap': { modality: 'image', tiers: ['features', 'classroom'] },
+  /** A reduced-width torchvision-layout ResNet (tests, CLI smoke runs of finetune): provenance only. */
+  'tiny-resnet-gap': { modality: 'image', tiers: ['finetune', 'features'] },
   /** A small random-weight RoBERTa-layout encoder (tests, CLI smoke runs): provenance only. */
-  'tiny-roberta-s': { modality: 'text', tiers: ['features', 'classroom'] },
+  'tiny-roberta-s': { modality: 'text', tiers: ['finetune', 'features', 'classroom'] },
 } as const satisfies Record<string, { modality: 'image' | 'text'; tiers: readonly Tier[] }>;
 export type BackboneFeature = keyof typeof BACKBONE_FEATURES;
 

@@ -3,7 +3,7 @@ import type { SafetensorsFile } from '../../weights/safetensors.ts';
 import { tinyConvNet, type Backbone } from './backbone.ts';
 import { minilmBackbone } from './minilm.ts';
 import { mobilenetV3Backbone } from './mobilenetv3.ts';
-import { resnetBackbone } from './resnet.ts';
+import { resnetBackbone, resnetConfigOf } from './resnet.ts';
 import { backboneEntry, type BackboneEntry } from './registry.ts';
 import { robertaBackbone } from './roberta.ts';
 
@@ -23,6 +23,8 @@ function build(entry: BackboneEntry, file: SafetensorsFile, imageSize: number): 
       return tinyConvNet(file, imageSize);
     case 'resnet50':
       return resnetBackbone(file, imageSize);
+    case 'tiny-resnet':
+      return resnetBackbone(file, imageSize, resnetConfigOf(file));
     case 'mnv3-small':
       return mobilenetV3Backbone(file, imageSize);
     case 'tiny-roberta':

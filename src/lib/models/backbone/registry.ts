@@ -9,11 +9,12 @@ export interface BackboneEntry {
   id: string;
   title: string;
   modality: 'image' | 'text';
-  /** Tiers whose banks it makes. */
-  tiers: readonly ('features' | 'classroom')[];
+  /** Tiers that use it: whose banks it makes, and `finetune` where it is trained whole. */
+  tiers: readonly ('finetune' | 'features' | 'classroom')[];
   /** The record's `backbone.feature` (suite/schemaV3.ts BACKBONE_FEATURES; a test keeps them in step). */
   feature:
     | 'tiny-conv-gap'
+    | 'tiny-resnet-gap'
     | 'tiny-roberta-s'
     | 'r50-gap-2048'
     | 'mnv3s-prelogits-1024'
@@ -39,11 +40,19 @@ export const BACKBONES: Readonly<Record<string, BackboneEntry>> = {
     feature: 'tiny-conv-gap',
     weights: null,
   },
+  'tiny-resnet': {
+    id: 'tiny-resnet',
+    title: 'Reduced-width ResNet (your .safetensors file in torchvision layout; tests and smoke runs)',
+    modality: 'image',
+    tiers: ['finetune', 'features'],
+    feature: 'tiny-resnet-gap',
+    weights: null,
+  },
   resnet50: {
     id: 'resnet50',
     title: 'ResNet-50 (torchvision IMAGENET1K_V1 via timm/resnet50.tv_in1k, ≈ 102 MB)',
     modality: 'image',
-    tiers: ['features'],
+    tiers: ['finetune', 'features'],
     feature: 'r50-gap-2048',
     weights: { repo: 'timm/resnet50.tv_in1k', file: 'model.safetensors', bytes: 102_000_000 },
   },
@@ -59,7 +68,7 @@ export const BACKBONES: Readonly<Record<string, BackboneEntry>> = {
     id: 'tiny-roberta',
     title: 'Tiny RoBERTa-layout encoder (your .safetensors and tokenizer.json files)',
     modality: 'text',
-    tiers: ['features', 'classroom'],
+    tiers: ['finetune', 'features', 'classroom'],
     feature: 'tiny-roberta-s',
     weights: null,
     tokenizer: null,
@@ -71,7 +80,7 @@ export const BACKBONES: Readonly<Record<string, BackboneEntry>> = {
     id: 'roberta-base',
     title: 'RoBERTa-base (FacebookAI/roberta-base, ≈ 499 MB)',
     modality: 'text',
-    tiers: ['features'],
+    tiers: ['finetune', 'features'],
     feature: 'roberta-s-768',
     weights: { repo: 'FacebookAI/roberta-base', file: 'model.safetensors', bytes: 498_818_054 },
     tokenizer: { repo: 'FacebookAI/roberta-base', file: 'tokenizer.json' },

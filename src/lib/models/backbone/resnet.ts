@@ -126,6 +126,65 @@ function layout(cfg: ResNetConfig): Layout {
   return { stem, blocks, convs, dim: inplanes };
 }
 
+/**
+ * The config a torchvision-layout checkpoint was saved from: conv1's output width and the blocks of
+ * each layer (`layer{s}.{i}.conv1.weight`), so that ResNet-50 and the reduced test networks load
+ * through one path; loadState then checks every tensor's shape against it.
+ */
+export function resnetConfigOf(file: SafetensorsFile): ResNetConfig {
+  if (!file.names.includes('conv1.weight'))
+    throw new Error('ResNet weights: no conv1.weight; is this a torchvision-layout ResNet checkpoint?');
+  const width = file.info('conv1.weight').shape[0];
+  const blocks = [1, 2, 3, 4].map((s) => {
+    let i = 0;
+    while (file.names.includes(`layer${s}.${i}.conv1.weight`)) i++;
+    return i;
+  });
+  if (blocks.some((b) => b === 0))
+    throw new Error(
+      `ResNet weights: layer${blocks.indexOf(0) + 1} has no blocks (no layer${blocks.indexOf(0) + 1}.0.conv1.weight).`,
+    );
+  const cfg: ResNetConfig = { width, blocks: blocks as [number, number, number, number] };
+  checkConfig(cfg);
+  return cfg;
+}
+
+/**
+ * Size and cost of a config at an input side (finetune's budget, suite/finetuneBudget.ts): backbone
+ * parameters (conv weights and BN gains and shifts), multiply-adds of one forward (convs only: BN,
+ * ReLU and pooling are a few per value), and the values each forward's conv, BN and ReLU outputs
+ * hold per image, which training keeps for the backward pass.
+ */
+export function resnetCost(
+  cfg: ResNetConfig,
+  imageSize: number,
+): { params: number; macs: number; activations: number; dim: number } {
+  const L = layout(cfg);
+  let params = 0,
+    macs = 0,
+    activations = imageSize * imageSize * 3;
+  const out = (side: number, c: ConvDef) => Math.floor((side + 2 * c.pad - c.k) / c.stride) + 1;
+  const conv = (side: number, c: ConvDef, relu: boolean): number => {
+    const o = out(side, c);
+    params += c.k * c.k * c.in * c.out + 2 * c.out;
+    macs += o * o * c.k * c.k * c.in * c.out;
+    activations += o * o * c.out * (relu ? 3 : 2);
+    return o;
+  };
+  // Stem, then the 3×3 stride-2 max pool (padding 1).
+  let side = Math.floor((conv(imageSize, L.stem, true) + 2 - 3) / 2) + 1;
+  activations += side * side * cfg.width;
+  for (const b of L.blocks) {
+    const s1 = conv(side, b.conv1, true);
+    const s2 = conv(s1, b.conv2, true);
+    const s3 = conv(s2, b.conv3, false);
+    if (b.downsample) conv(side, b.downsample, false);
+    activations += s3 * s3 * b.conv3.out * 2; // the sum and its ReLU
+    side = s3;
+  }
+  return { params, macs, activations, dim: L.dim };
+}
+
 /** Feature width of a config (2 048 for ResNet-50). */
 export function resnetDim(cfg: ResNetConfig = RESNET50): number {
   return cfg.width * 8 * EXPANSION;
@@ -247,15 +306,13 @@ export function resnetBackbone(
 // ---------------------------------------------------------------------------------------------
 // Trainable network (finetune tier)
 
-export interface ResNetForwardOptions extends NetworkForwardOptions {
-  /**
-   * BatchNorm in training mode (PyTorch's `model.train()`): normalise with the batch statistics
-   * and update the running statistics. Default `!noGrad`: a forward that takes gradients is the
-   * student's training forward, a no-grad forward a prediction; teacher forwards that run in
-   * training mode (MeanTeacher, ICT; §7.3) must pass `training: true`.
-   */
-  training?: boolean;
-}
+/**
+ * `training` (network.ts): BatchNorm in training mode (PyTorch's `model.train()`), normalising with
+ * the batch statistics and updating the running statistics. Default `!noGrad`: a forward that takes
+ * gradients is the student's training forward, a no-grad forward a prediction; teacher forwards
+ * that run in training mode (MeanTeacher, ICT; §7.3) pass `training: true`.
+ */
+export type ResNetForwardOptions = NetworkForwardOptions;
 
 export interface ResNetNetworkOptions {
   /** Default ResNet-50. */
@@ -287,6 +344,8 @@ export interface ResNetNetwork extends DeepNetwork {
    * (weights or the EMA shadow, §7.2–7.3).
    */
   readonly buffers: ReadonlyMap<string, tf.Variable>;
+  /** BN_MOMENTUM (0.1). */
+  readonly bufferMomentum: number;
   /** Host copies of the buffers (checkpoints, Bn_Controller's save). */
   readBuffers(): Promise<Record<string, Float32Array>>;
   /** Sets the buffers (a checkpoint's, or Bn_Controller's restore). */
@@ -363,6 +422,7 @@ export function resnetNetwork(file: SafetensorsFile, opts: ResNetNetworkOptions)
     inputDim: side * side * 3,
     classes: opts.classes,
     buffers,
+    bufferMomentum: BN_MOMENTUM,
     specs: () => specs,
     init: (seed) => {
       const out = new Map<string, Float32Array>();

@@ -2,8 +2,9 @@
  * The network seam of the deep trainer (trainer.ts): what it optimises is any `DeepNetwork` —
  * named parameters with their decay group and initial values, and a forward to logits. The
  * FT-Transformer is one (the tabular suite), a classification head over cached backbone features
- * another (the image and text `features` and `classroom` tiers, head.ts); ResNet-50 and RoBERTa
- * in `finetune` are others to come. The trainer imports no network.
+ * another (the image and text `features` and `classroom` tiers, head.ts); ResNet-50 (with BatchNorm
+ * running statistics, `buffers`) and RoBERTa in `finetune` (backbone/resnet.ts, roberta.ts) others.
+ * The trainer imports no network.
  */
 import type * as tf from '@tensorflow/tfjs';
 import {
@@ -28,6 +29,13 @@ export interface NetworkForwardOptions {
   recompute?: boolean;
   /** No gradient will be taken (teacher, shadow and prediction forwards). */
   noGrad?: boolean;
+  /**
+   * Training-mode normalisation (BatchNorm with batch statistics; PyTorch's `model.train()`).
+   * Default `!noGrad`: a gradient forward is the student's, a no-grad one a prediction; teacher
+   * forwards that run in training mode (PROTOCOL-IMAGE-TEXT.md §7.3) pass `true`. Networks without
+   * BatchNorm ignore it (their dropout is `dropout`).
+   */
+  training?: boolean;
 }
 
 export interface DeepNetwork {
@@ -47,6 +55,21 @@ export interface DeepNetwork {
    * without it, 'auto' recomputes).
    */
   recomputeFor?(rows: number): boolean;
+  /**
+   * Optional: running statistics that training-mode forwards update as a side effect (ResNet's
+   * BatchNorm buffers, by torchvision name). The trainer keeps them in its checkpoints, restores
+   * them around the forwards PyTorch runs under LAMDA's `Bn_Controller`, and orders the updates of
+   * teacher forwards as PyTorch does (trainer.ts); prediction uses them as they are (eval mode).
+   */
+  readonly buffers?: ReadonlyMap<string, tf.Variable>;
+  /** The buffers' update momentum m: b ← (1 − m)·b + m·batch statistic (PyTorch BatchNorm: 0.1). */
+  readonly bufferMomentum?: number;
+  /** Host copies of the buffers (checkpoints). */
+  readBuffers?(): Promise<Record<string, Float32Array>>;
+  /** Sets the buffers (a checkpoint's). */
+  writeBuffers?(values: Record<string, Float32Array>): void;
+  /** Frees what the network keeps on the device beyond the trainer's parameters (its buffers). */
+  dispose?(): void;
 }
 
 /** The FT-Transformer of the tabular suite (PROTOCOL.md §7.3) as a trainer network. */

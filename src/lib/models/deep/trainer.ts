@@ -20,13 +20,28 @@ import { installWasmBatchMatMul } from './batchMatMul.ts';
 import { installWasmSlice } from './wasmSlice.ts';
 import { dropoutSeed } from './dropout.ts';
 import type { FTShape } from './ftTransformer.ts';
-import { ceRows, meanAll } from './losses.ts';
+import { ceRows, meanAll, sg } from './losses.ts';
 import type { DeepMethod, StepIO } from './methods/types.ts';
 import { ftNetwork, type DeepNetwork } from './network.ts';
 import { noiseViews, type ViewDraw, type ViewSource } from './views.ts';
 import { FlatLayout } from './flatParams.ts';
 import { SlotOptimizer, variableFrom, type OptimizerKind, type OptimizerState } from './optim.ts';
 import { loadMT, saveMT, type MTState } from './streams.ts';
+import { RunningStats } from './runningStats.ts';
+
+/**
+ * Methods whose unlabeled forwards run apart from the labeled one, with the BatchNorm running
+ * statistics restored afterwards (LAMDA's Bn_Controller; PROTOCOL-IMAGE-TEXT.md §7.3). The others
+ * (FixMatch, FlexMatch, SoftMatch, UDA; Supervised forwards L alone) run one forward of
+ * concat(L_weak, U_weak, U_strong): batch statistics over all of it. Only networks with running
+ * statistics see the difference.
+ */
+const SEPARATE_FORWARD_METHODS: ReadonlySet<string> = new Set([
+  'pseudolabel',
+  'pimodel',
+  'meanteacher',
+  'ict',
+]);
 
 export interface TrainerConfig {
   /** The FT-Transformer's shape (tabular); ignored when `network` is given. */
@@ -97,11 +112,15 @@ export interface DeepCheckpoint {
   optimizer: OptimizerState;
   streams: { labeled: MTState; unlabeled: MTState; noise: MTState; method: MTState; dropoutSeed: number };
   methodState: Record<string, unknown> | null;
+  /** The network's running statistics (BatchNorm buffers), when it has any (network.ts). */
+  buffers?: Record<string, Float32Array>;
 }
 
 export interface TrainHooks {
   onProgress?(r: StepReport): void;
   onCheckpoint?(c: DeepCheckpoint): void | Promise<void>;
+  /** Whether to checkpoint after `step` steps (default: every `cfg.checkpointEvery`); e.g. by time. */
+  checkpointDue?(step: number): boolean;
   /** Awaited between steps: yields to the event loop and throws when the fit is aborted. */
   tick?(step: number): Promise<void>;
   /** Replaces the stream draws (fixtures pass PyTorch's batch indices and noise). */
@@ -137,6 +156,8 @@ export class DeepTrainer {
   private readonly ownViews: boolean;
   /** The labels of L on the device (uploaded on first use). */
   private ylT: tf.Tensor1D | null = null;
+  /** The network's running statistics, when it has any (BatchNorm: the finetune tier). */
+  private readonly stats: RunningStats | null;
 
   /**
    * `data`: the labels of L and k, and either the raw rows (Xl, Xu: tabular views with Gaussian
@@ -157,6 +178,8 @@ export class DeepTrainer {
     if (!cfg.network && !cfg.shape)
       throw new Error('DeepTrainer: the config needs a network or an FT shape.');
     this.network = cfg.network ?? ftNetwork(cfg.shape!);
+    const buffers = this.network.buffers;
+    this.stats = buffers?.size ? new RunningStats(buffers, this.network.bufferMomentum ?? 0.1) : null;
     if (data.views) this.views = data.views;
     else if (data.Xl && data.Xu) this.views = noiseViews(data.Xl, data.Xu, cfg.noiseWeak, cfg.noiseStrong);
     else throw new Error('DeepTrainer: the data needs Xl and Xu, or a view source.');
@@ -226,9 +249,10 @@ export class DeepTrainer {
       }
       if (
         hooks.onCheckpoint &&
-        cfg.checkpointEvery > 0 &&
-        this.step % cfg.checkpointEvery === 0 &&
-        this.step < cfg.steps
+        this.step < cfg.steps &&
+        (hooks.checkpointDue
+          ? hooks.checkpointDue(this.step)
+          : cfg.checkpointEvery > 0 && this.step % cfg.checkpointEvery === 0)
       ) {
         await hooks.onCheckpoint(await this.checkpoint());
       }
@@ -301,30 +325,86 @@ export class DeepTrainer {
         u,
         idxU: draw.idxU,
         idxUT,
-        teacher: (x) => net.forward(P, x, { dropout: dropout(), noGrad: true }),
+        // Teacher forwards run in training mode (dropout on; BatchNorm on batch statistics, §7.3).
+        teacher: (x) => net.forward(P, x, { dropout: dropout(), noGrad: true, training: true }),
         shadow: (x) =>
-          net.forward((S ??= this.layout.views(this.shadowFlat)), x, { dropout: dropout(), noGrad: true }),
+          net.forward((S ??= this.layout.views(this.shadowFlat)), x, {
+            dropout: dropout(),
+            noGrad: true,
+            training: true,
+          }),
         rng: this.streams.method,
       };
-      const prep = method.prepare(io);
+      const stats = this.stats;
+      const separate = SEPARATE_FORWARD_METHODS.has(method.id);
+      // With running statistics (§7.3): the current weights' teacher forwards are frozen
+      // (PiModel's second view, MeanTeacher's detached student); the shadow's update their
+      // statistics after the labeled forward, as in PyTorch (runningStats.ts).
+      const deferred: tf.Tensor[][] = [];
+      const ioPrep: StepIO =
+        stats && separate
+          ? {
+              ...io,
+              teacher: (x) => stats.frozen(() => io.teacher(x)),
+              shadow: (x) => {
+                const { value, contribution } = stats.deferred(() => io.shadow(x));
+                deferred.push(contribution);
+                return value;
+              },
+            }
+          : io;
+      // The FixMatch type on a network with running statistics takes its weak-view targets from
+      // the one joint forward inside the gradient (below), so `prepare` runs there.
+      const joint = !!stats && !separate;
+      const prep = joint ? null : method.prepare(ioPrep);
       const nL = draw.idxL.length;
-      const sizes = [nL, ...prep.student.map((s) => s.shape[0])];
-      const input = prep.student.length ? tf.concat([xl, ...prep.student], 0) : xl;
+      const studentRows = joint ? u : prep!.student;
+      const sizes = [nL, ...studentRows.map((s) => s.shape[0])];
+      const input = studentRows.length && !(stats && separate) ? tf.concat([xl, ...studentRows], 0) : xl;
       const studentDrop = dropout();
       const recompute =
         cfg.recompute === 'auto' ? (net.recomputeFor?.(input.shape[0]) ?? true) : cfg.recompute;
       const names = this.layout.names;
+      /** The labeled logits, then the logits of each student input (joint: each unlabeled view). */
+      const studentLogits = (): tf.Tensor2D[] => {
+        const logits = net.forward(P, input, { dropout: studentDrop, recompute });
+        const parts = sizes.length > 1 && input !== xl ? tf.split(logits, sizes, 0) : [logits];
+        if (!(stats && separate) || !studentRows.length) return parts as tf.Tensor2D[];
+        // Separate forwards of the unlabeled rows, their statistics updates undone (Bn_Controller).
+        const rest = stats.frozen(() =>
+          studentRows.map((x) => net.forward(P, x, { dropout: dropout(), recompute })),
+        );
+        return [logits, ...rest];
+      };
       const { value, grads } = tf.engine().gradients(
         () => {
-          const logits = net.forward(P, input, { dropout: studentDrop, recompute });
-          const parts = sizes.length > 1 ? tf.split(logits, sizes, 0) : [logits];
-          const ls = meanAll(ceRows(parts[0] as tf.Tensor2D, yl, k));
-          const { lu, mask } = method.unsupervised(
-            io,
-            prep.aux,
-            parts.slice(1) as tf.Tensor2D[],
-            parts[0] as tf.Tensor2D,
-          );
+          const parts = studentLogits();
+          let aux: tf.Tensor[];
+          let io2 = io;
+          let uLogits = parts.slice(1);
+          if (joint) {
+            // Targets from the joint forward's weak-view logits, detached; students by identity.
+            const byInput = (x: tf.Tensor2D, what: string): tf.Tensor2D => {
+              const i = u.indexOf(x);
+              if (i < 0)
+                throw new Error(
+                  `${method.id}: its ${what} input is not one of the step's views; a network with running statistics needs the joint forward of §7.3.`,
+                );
+              return parts[1 + i];
+            };
+            io2 = {
+              ...io,
+              teacher: (x) => sg(byInput(x, 'teacher')),
+              shadow: () => {
+                throw new Error(`${method.id}: a shadow forward inside the joint forward is not supported.`);
+              },
+            };
+            const p = method.prepare(io2);
+            aux = p.aux;
+            uLogits = p.student.map((x) => byInput(x, 'student'));
+          } else aux = prep!.aux;
+          const ls = meanAll(ceRows(parts[0], yl, k));
+          const { lu, mask } = method.unsupervised(io2, aux, uLogits, parts[0]);
           if (keepTerms) kept = [tf.keep(ls), tf.keep(lu), tf.keep(mask)];
           return tf.add(ls, tf.mul(lu, coef)) as tf.Scalar;
         },
@@ -333,6 +413,8 @@ export class DeepTrainer {
         true,
       );
       value.dispose();
+      // The shadow forwards' statistics updates, after the labeled forward's (PyTorch's order).
+      if (stats) for (const c of deferred) stats.apply(c);
       const byName: Record<string, tf.Tensor | null> = {};
       names.forEach((n, i) => (byName[n] = grads[i] ?? null));
       if (onGrads) onGrads(Object.fromEntries(names.map((n, i) => [n, grads[i] ?? tf.zerosLike(P[n])])));
@@ -379,6 +461,7 @@ export class DeepTrainer {
         dropoutSeed: s.dropoutSeed,
       },
       methodState: this.method.saveState ? await this.method.saveState() : null,
+      ...(this.network.readBuffers && this.stats ? { buffers: await this.network.readBuffers() } : {}),
     };
   }
 
@@ -395,8 +478,15 @@ export class DeepTrainer {
       const flat = this.layout.pack(o);
       tf.tidy(() => v.assign(tf.tensor1d(flat, 'float32')));
     };
+    if (this.stats) {
+      if (!c.buffers || !this.network.writeBuffers)
+        throw new Error(
+          `Checkpoint has no running statistics; ${this.network.id} keeps BatchNorm statistics, so it cannot resume from it.`,
+        );
+    }
     put(this.theta, c.params);
     put(this.shadowFlat, c.shadow);
+    if (this.stats) this.network.writeBuffers!(c.buffers!);
     this.opt.load(c.optimizer);
     this.streams = {
       labeled: loadMT(c.streams.labeled),
@@ -417,17 +507,33 @@ export class DeepTrainer {
 
   /** Eval-mode logits with the EMA shadow (or the raw weights), in batches. */
   async predictLogits(X: Matrix, batch = 512, which: 'shadow' | 'params' = 'shadow'): Promise<Float32Array> {
+    return this.predictRows(X.rows, (r0, r1) => X.data.subarray(r0 * X.cols, r1 * X.cols), batch, which);
+  }
+
+  /**
+   * Eval-mode logits of `n` rows rendered batch by batch (`rows(r0, r1)`: rows r0…r1−1, each
+   * `network.inputDim` wide), so a test set never has to sit in memory at once (finetune's images).
+   * Running statistics, if any, are used as they are (§7.2: BN = the live buffers).
+   */
+  async predictRows(
+    n: number,
+    rows: (r0: number, r1: number) => Float32Array,
+    batch = 512,
+    which: 'shadow' | 'params' = 'shadow',
+  ): Promise<Float32Array> {
     const k = this.data.k;
-    const out = new Float32Array(X.rows * k);
+    const d = this.network.inputDim;
+    const out = new Float32Array(n * k);
     const W = tf.tidy(() => this.layout.views(which === 'shadow' ? this.shadowFlat : this.theta));
     try {
-      for (let r0 = 0; r0 < X.rows; r0 += batch) {
-        const r1 = Math.min(X.rows, r0 + batch);
-        const t = tf.tidy(() =>
-          this.network.forward(W, tf.tensor2d(X.data.subarray(r0 * X.cols, r1 * X.cols), [r1 - r0, X.cols]), {
-            noGrad: true,
-          }),
-        );
+      for (let r0 = 0; r0 < n; r0 += batch) {
+        const r1 = Math.min(n, r0 + batch);
+        const x = rows(r0, r1);
+        if (x.length !== (r1 - r0) * d)
+          throw new RangeError(
+            `predictRows: rows ${r0}…${r1 - 1} gave ${x.length} values; expected ${(r1 - r0) * d}.`,
+          );
+        const t = tf.tidy(() => this.network.forward(W, tf.tensor2d(x, [r1 - r0, d]), { noGrad: true }));
         out.set((await t.data()) as Float32Array, r0 * k);
         t.dispose();
       }

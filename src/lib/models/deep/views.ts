@@ -2,7 +2,7 @@
  * The augmenter seam of the deep trainer: how the rows of L and U become a step's views. The
  * tabular suite adds Gaussian noise to raw rows (PROTOCOL.md §7.2); the image and text `features`
  * tiers read precomputed views from a feature bank (bankViews.ts); fresh image and text
- * augmentations (finetune) are a third kind. A source draws its host randomness from the stream
+ * augmentations (finetune, suite/finetuneViews.ts) are a third kind. A source draws its host randomness from the stream
  * the trainer hands it, then renders tensors; the trainer imports no augmentation.
  */
 import * as tf from '@tensorflow/tfjs';
