@@ -1,6 +1,7 @@
 /**
  * The page's image/text runs (PROTOCOL-IMAGE-TEXT.md §4–§7): one worker, one run at a time.
- * It reads the Hub files (from IndexedDB, downloading what is missing with progress), builds the
+ * It reads the Hub files (from IndexedDB, downloading what is missing with progress) or the local
+ * Image-CLEF / VisDA folder kept on the Data page (data/modal/localStore.ts), builds the
  * backbone from its weights, finds or extracts each file's feature bank (saving the rows done every
  * few seconds, so a closed tab resumes the extraction), then trains one head per cell through
  * suite/panelRun.ts and stores each `rsb-cell/3` record the moment it is made. Everything heavy
@@ -13,7 +14,7 @@ import { BankStore } from '../src/lib/bank/bankStore.ts';
 import { FileStore } from '../src/lib/data/fileStore.ts';
 import { HUB_DATASETS, hubFileUrl } from '../src/lib/data/modal/hubSources.ts';
 import { loadHubSplit } from '../src/lib/data/modal/loadHub.ts';
-import { PANEL_DATASETS } from '../src/lib/data/modal/panels.ts';
+import { PANEL_DATASETS, type PanelDataset } from '../src/lib/data/modal/panels.ts';
 import { describeAdapter } from '../src/lib/env/device.ts';
 import {
   backboneEntry,
@@ -31,14 +32,31 @@ import {
   extractTextBank,
   imageBankKey,
   loadPanel,
+  localSplit,
+  pairBankSpecs,
   panelBankOf,
   panelBankSpecs,
+  panelFileName,
   runPanelPlan,
+  type DomainBankSpec,
   type ExtractHooks,
+  type LoadedPair,
   type PanelFiles,
   type TextRenderOptions,
 } from '../src/lib/suite/panelRun.ts';
-import { panelCellKey, panelCells, planCaps, type PanelPlan } from '../src/lib/suite/panelPlan.ts';
+import {
+  datasetPairs,
+  panelCellKey,
+  panelCells,
+  planAmazonPool,
+  planCaps,
+  recordPair,
+  type PanelPlan,
+} from '../src/lib/suite/panelPlan.ts';
+import { LOCAL_IMAGE_DECODER } from '../src/lib/data/modal/imageDecode.ts';
+import type { LocalDataset } from '../src/lib/data/modal/localImages.ts';
+import { loadLocalDataset } from '../src/lib/data/modal/localStore.ts';
+import { PHOTO_CROP } from '../src/lib/augment/image/pipelines.ts';
 import { RunStore, type StoredModalRun } from '../src/lib/suite/runStore.ts';
 import {
   parseRunV3,
@@ -196,6 +214,7 @@ async function run(
           tier: plan.tier,
           preset: null,
           datasets: plan.datasets,
+          ...(plan.pairs ? { pairs: plan.pairs } : {}),
           settings: plan.settings,
           labels: [...new Set(all.map((c) => c.labels))],
           algorithms: plan.algorithms,
@@ -203,7 +222,10 @@ async function run(
           tIndices: plan.tIndices,
           mode: 'rsb',
           quirks: plan.quirks,
-          options: { bank: { K_w: req.Kw, K_s: req.Ks, seed: req.bankSeed, dtype: 'float16' } },
+          options: {
+            ...(plan.datasets.includes('imdb-amazon') ? { amazonPool: planAmazonPool(plan) } : {}),
+            bank: { K_w: req.Kw, K_s: req.Ks, seed: req.bankSeed, dtype: 'float16' },
+          },
           ...(planCaps(plan) ? { subsample: planCaps(plan) } : {}),
         },
         request: req,
@@ -233,38 +255,63 @@ async function run(
 
     let backbone: Backbone | null = null;
     const size = (id: string) => HUB_DATASETS[id]?.imageSize ?? 32;
+    const domainSpecs = new Map<string, DomainBankSpec[]>();
+    const localKept = new Map<string, LocalDataset>();
+    /** A panel file: a Hub split (downloaded and cached as needed) or a domain of the kept local folder. */
+    const loadFile = async (dataset: PanelDataset['id'], f: { dataset: string; split: string }) => {
+      if (dataset === 'image-clef' || dataset === 'visda') {
+        let ds = localKept.get(dataset);
+        if (!ds) {
+          const kept = await loadLocalDataset(files, dataset);
+          if (!kept)
+            throw new Error(
+              `${PANEL_DATASETS[dataset].title} is not in this browser: load its folder or zip on the Data page.`,
+            );
+          localKept.set(dataset, (ds = kept));
+        }
+        return localSplit(ds, f.split);
+      }
+      const spec = HUB_DATASETS[f.dataset];
+      return loadHubSplit(spec, f.split, async (path) => {
+        const got = await loadHashedFile({
+          url: hubFileUrl(spec.repo, path),
+          cache: files,
+          onProgress: (p) => emit({ kind: 'download', text: path, loaded: p.loaded, total: p.total ?? null }),
+        });
+        return { bytes: got.bytes, sha256: got.sha256 };
+      });
+    };
     try {
       await runPanelPlan(plan, {
         done,
-        async files(dataset) {
+        async files(dataset, _settings, pair) {
           const panel = PANEL_DATASETS[dataset];
-          if (panel.pairs)
-            throw new Error(`${panel.title}: its source → target panels do not run in the page yet.`);
           if (panel.modality !== entry.modality)
             throw new Error(
               `${panel.title} is ${panel.modality}; ${entry.title} is an ${entry.modality} backbone.`,
             );
           const text = panel.modality === 'text' ? await textTools(req, entry, emit) : null;
-          emit({ kind: 'stage', text: `Reading ${panel.title}…` });
-          const spec = HUB_DATASETS[dataset];
-          const loaded = await loadPanel(dataset, (f) =>
-            loadHubSplit(spec, f.split, async (path) => {
-              const got = await loadHashedFile({
-                url: hubFileUrl(spec.repo, path),
-                cache: files,
-                onProgress: (p) =>
-                  emit({ kind: 'download', text: path, loaded: p.loaded, total: p.total ?? null }),
-              });
-              return { bytes: got.bytes, sha256: got.sha256 };
-            }),
+          emit({
+            kind: 'stage',
+            text: `Reading ${panel.title}${pair ? ` ${pair.replace('->', ' → ')}` : ''}…`,
+          });
+          const loadPair = (p: string | null) =>
+            loadPanel(dataset, (f) => loadFile(dataset, f), { pair: p, amazonPool: planAmazonPool(plan) });
+          const loaded = await loadPair(pair);
+          const local = panel.source === 'local';
+          backbone ??= buildBackbone(
+            entry.id,
+            parseSafetensors(weights.bytes),
+            local ? PHOTO_CROP : size(dataset),
           );
-          backbone ??= buildBackbone(entry.id, parseSafetensors(weights.bytes), size(dataset));
-          const specs = panelBankSpecs(plan, dataset, loaded.labels, { Kw: req.Kw, Ks: req.Ks });
-          const bankOf = async (file: 'train' | 'test'): Promise<Bank> => {
-            const spec = specs.find((b) => b.file === file)!;
+          const bankOf = async (
+            role: 'train' | 'test' | 'target',
+            spec: { variants: string[]; Kw: number; Ks: number; rowIds: Uint32Array | null },
+          ): Promise<Bank> => {
+            const split = loaded.splits.get(role)!;
             const request = {
-              loaded: loaded.splits.get(file)!,
-              contentSha256: loaded.hashes.get(file)!,
+              loaded: split,
+              contentSha256: loaded.hashes.get(role)!,
               backbone: backbone!,
               weightsSha256: weights.sha256,
               tokenizerSha256: text?.tokenizerSha256 ?? null,
@@ -277,7 +324,7 @@ async function run(
             const key = imageBankKey(request);
             const kept = await banks.load(key);
             if (kept) return kept;
-            const label = `Feature bank of ${panel.title} ${file}`;
+            const label = `Feature bank of ${panel.title} ${pair ? split.split : role}`;
             const resumeFrom = await banks.loadPartial(key);
             let lastSave = performance.now();
             const hooks: ExtractHooks = {
@@ -300,9 +347,43 @@ async function run(
             await banks.deletePartial(key);
             return readBankFile(file_.bytes, key);
           };
-          const train = await bankOf('train');
-          const test = await bankOf('test');
-          const bank = panelBankOf(train, test, text ? 'text' : 'colour');
+          let bank;
+          if (pair === null) {
+            const specs = panelBankSpecs(plan, dataset, loaded.labels, { Kw: req.Kw, Ks: req.Ks });
+            const train = await bankOf(
+              'train',
+              specs.find((b) => b.file === 'train')!,
+            );
+            const test = await bankOf(
+              'test',
+              specs.find((b) => b.file === 'test')!,
+            );
+            bank = panelBankOf(train, test, text ? 'text' : 'colour');
+          } else {
+            // One bank per domain over the rows every pair of the plan reads of it: i → p and p → i share.
+            let specs = domainSpecs.get(dataset);
+            if (!specs) {
+              const pairs: LoadedPair[] = [];
+              for (const p of datasetPairs(dataset, plan)) {
+                const l = p === pair ? loaded : await loadPair(p);
+                pairs.push({
+                  pair: p!,
+                  labels: l.labels,
+                  source: panelFileName(l.splits.get('train')!),
+                  target: panelFileName(l.splits.get('target')!),
+                });
+              }
+              domainSpecs.set(
+                dataset,
+                (specs = pairBankSpecs(plan, dataset, pairs, { Kw: req.Kw, Ks: req.Ks })),
+              );
+            }
+            const specOf = (role: 'train' | 'target') =>
+              specs!.find((b) => b.domain === panelFileName(loaded.splits.get(role)!))!;
+            const source = await bankOf('train', specOf('train'));
+            const target = await bankOf('target', specOf('target'));
+            bank = panelBankOf(source, target, text ? 'text' : 'colour', 'target');
+          }
           return {
             labels: loaded.labels,
             dataset: loaded.dataset,
@@ -323,11 +404,11 @@ async function run(
                   aug: BANK_AUG,
                 }
               : {
-                  image_size: 32,
+                  image_size: local ? PHOTO_CROP : 32,
                   normalization: 'imagenet',
                   mean: [...IMAGENET_MEAN],
                   std: [...IMAGENET_STD],
-                  decoder: 'fast-png',
+                  decoder: local ? LOCAL_IMAGE_DECODER : 'fast-png',
                 },
           } as PanelFiles;
         },
@@ -364,6 +445,7 @@ async function run(
 const cellKeyOf = (c: ModalCellResult) =>
   panelCellKey({
     dataset: c.dataset.id as PanelPlan['datasets'][number],
+    pair: recordPair(c),
     setting: c.setting,
     labels: c.labels,
     method: c.algorithm.name as PanelPlan['algorithms'][number],

@@ -45,13 +45,20 @@ Commands:
   run --dataset IDS --setting SETTINGS --labels 5,10 --algorithms all --seeds 0-4 --t all
       --out results.json [--protocol rsb|readme] [--data-dir DIR]
       [--shard i/n | --shard auto [--shard-count N]] [--backend wasm|cpu|webgpu]
-  bank --dataset cifar10|cifar100 [--split train] [--variants colour,grey] [--kw 2] --weights W.safetensors
-       --data-dir DIR --out FILE.bank
-      A feature bank (PROTOCOL-IMAGE-TEXT §7.4) of a Hub image split through a frozen backbone.
-  run --dataset cifar10|cifar100 --tier features|classroom --bank-dir DIR --data-dir DIR
-      --algorithms supervised,pseudolabel,… --out run.json [--setting --labels --seeds --t
-      --steps --batch --lr]
-      Image/text panel cells from those banks, one head each (rsb-run/3).
+  bank --dataset cifar10|cifar100|imdb|…|image-clef|visda [--split train|<domain>] [--pair i->p]
+       [--variants colour,grey] [--kw 2] --weights W.safetensors --data-dir DIR|ZIP --out FILE.bank|FOLDER
+      A feature bank (PROTOCOL-IMAGE-TEXT §7.4) of a Hub split or a local domain (--pair: both
+      domains of a pair, into the --out folder) through a frozen backbone.
+  run --dataset cifar10|ag_news|image-clef|visda|imdb-amazon --tier features|classroom --bank-dir DIR
+      --data-dir DIR|ZIP --algorithms supervised,pseudolabel,… --out run.json [--pair i->p,p->i
+      --amazon-pool train|test --setting --labels --seeds --t --steps --batch --lr]
+      Image/text panel cells from those banks, one head each (rsb-run/3); Image-CLEF and VisDA from
+      their folder or zip (class-folder layout, checked), one bank per domain shared by its pairs.
+  run --dataset cifar10|cifar100|ag_news --tier finetune --backbone resnet50|roberta-base|tiny-resnet|tiny-roberta
+      --weights W.safetensors [--tokenizer tokenizer.json] --data-dir DIR --out run.json
+      [--backend webgpu|wasm|cpu] [--shard i/n|auto] [--algorithms --setting --labels --seeds --t --steps --batch --lr]
+      The whole network trains per cell on fresh augmentations (PROTOCOL-IMAGE-TEXT §7.3); prints
+      its budget first (the published grid: hundreds of GPU-hours). For GPU servers.
   run --preset ${PRESETS} [selector flags narrow it] --out FILE
       (paper = tabular-statistical: the browser's preset, same plan and options)
       Run benchmark cells and write the result schema (rsb-run/2).
@@ -124,6 +131,8 @@ Run benchmark cells and write the result schema (rsb-run/2).
   --verbose           one line per fit, in words ("wine · distribution · 5 labels · SSGMM · t 1.0
                       · seed 0: 0.933"), instead of the progress bar with its ETA
   --quiet             no progress at all (failures and the summary only)
+  --checkpoint-every  when a deep fit saves its checkpoint to FILE.checkpoint: 30s (default), 5m,
+                      100 (steps) or off; a rerun of a killed run resumes the fit from it
   Other flags as for rac-bench split.
 `,
   published: `Usage: rac-bench published RUN.json [--panels]
@@ -147,6 +156,15 @@ the registry's shape of its dataset), so both give the same numbers at the same 
   --shards N    also the wall time of N \`rac-bench run --shard i/N\` processes in parallel
   --option, --subsample  as for run (options and §9 caps change the costs)
   --json        the table as JSON
+
+Image and text plans (the Run page's estimate, suite/panelEstimate.ts):
+       rac-bench estimate --preset image-features|image-classroom|image-finetune|text-… [--json]
+       rac-bench estimate --dataset cifar10 --tier features|classroom|finetune [--setting, --algorithms,
+                          --seeds, --t, --pair, --steps, --backbone, --kw, --ks]
+  one-time bank extraction + head training from the backbone's FLOPs (finetune: GPU-hours)
+  --backend wasm|webgpu  this machine's CPU rate from its calibration, or WebGPU's assumed 1 TFLOP/s
+  --gflops N    a measured throughput instead (e.g. a GPU server's)
+  --bench-ms X  replay a calibration (the page's) instead of measuring
 `,
   merge: `Usage: rac-bench merge FILE... --out FILE
 

@@ -8,7 +8,7 @@
  * the arguments and the files. What is not built yet is refused with the reason: ResNet-50 /
  * MobileNetV3 / text backbones, JPEG datasets (Image-CLEF, VisDA).
  */
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpus, platform, release } from 'node:os';
@@ -18,7 +18,8 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { readBankFile, rowIdsSha256, type Bank } from '../lib/bank/bankFile.ts';
 import type { LoadedHubSplit } from '../lib/data/modal/loadHub.ts';
 import { HUB_DATASETS } from '../lib/data/modal/hubSources.ts';
-import { isPanelDatasetId, PANEL_DATASETS, type PanelDataset } from '../lib/data/modal/panels.ts';
+import { isPanelDatasetId, PANEL_DATASETS, panelFiles, type PanelDataset } from '../lib/data/modal/panels.ts';
+import { LOCAL_IMAGE_DATASETS } from '../lib/data/modal/localImages.ts';
 import { parseSynonymTable, SYNONYM_TABLE_FILE, type SynonymTable } from '../lib/augment/text/index.ts';
 import { buildBackbone } from '../lib/models/backbone/build.ts';
 import { BACKBONES, backboneByFeature } from '../lib/models/backbone/registry.ts';
@@ -26,18 +27,34 @@ import { createTokenizer, parseJsonFile } from '../lib/weights/tokenizer.ts';
 import { IMAGENET_MEAN, IMAGENET_STD } from '../lib/models/backbone/cifarViews.ts';
 import { parseLabels, parseSeeds, parseTIndices } from '../lib/suite/selectors.ts';
 import { PANEL_METHODS, type PanelMethod } from '../lib/suite/panelCell.ts';
-import { bankRefusal, describePanelCell, planCaps, type PanelPlan } from '../lib/suite/panelPlan.ts';
+import {
+  bankRefusal,
+  datasetPairs,
+  describePanelCell,
+  planAmazonPool,
+  planCaps,
+  planPairsRefusal,
+  type PanelPlan,
+} from '../lib/suite/panelPlan.ts';
+import type { PanelBank } from '../lib/suite/panelCell.ts';
+import type { Setting } from '../lib/types.ts';
+import { LOCAL_IMAGE_DECODER } from '../lib/data/modal/imageDecode.ts';
+import { PHOTO_CROP } from '../lib/augment/image/pipelines.ts';
 import {
   BANK_AUG,
   extractImageBank,
   extractTextBank,
   imageBankKey,
-  textSplitHash,
-  imageSplitHash,
   loadPanel,
+  localSplit,
+  pairBankSpecs,
   panelBankOf,
   panelBankSpecs,
+  panelFileHash,
+  panelFileName,
   runPanelPlan,
+  type DomainBankSpec,
+  type LoadedPair,
   type PanelBankSpec,
   type PanelFiles,
 } from '../lib/suite/panelRun.ts';
@@ -45,7 +62,7 @@ import { parseRunV3, RUN_SCHEMA_V3, type ModalCellResult } from '../lib/suite/sc
 import { parseSafetensors } from '../lib/weights/safetensors.ts';
 import { CliError, required } from './args.ts';
 import { checkOutPath } from './files.ts';
-import { loadHubSplitNode } from './modalData.ts';
+import { loadHubSplitNode, loadLocalImagesNode } from './modalData.ts';
 import { cliPanelSettings } from './splitCommand.ts';
 import { initNodeBackend, TFJS_VERSION } from './tfNode.ts';
 
@@ -64,6 +81,25 @@ function writeBinaryAtomic(path: string, bytes: Uint8Array): void {
   renameSync(tmp, path);
 }
 
+/** The side images enter the backbone at: CIFAR's stored 32, the photos' 224 crop (§6.1). */
+function panelImageSize(id: string): number {
+  return id === 'image-clef' || id === 'visda' ? PHOTO_CROP : (HUB_DATASETS[id]?.imageSize ?? 32);
+}
+
+/** A panel file from --data-dir: a Hub split, or a domain of the local Image-CLEF / VisDA folder or zip. */
+async function loadPanelFileNode(
+  /** The panel, or the Hub dataset of `rac-bench bank`. */
+  id: string,
+  f: { dataset: string; split: string },
+  dataDir: string | undefined,
+): Promise<LoadedHubSplit> {
+  if (id === 'image-clef' || id === 'visda') {
+    const ds = loadLocalImagesNode(id, dataDir, { images: true });
+    return asCliError(async () => localSplit(ds, f.split));
+  }
+  return loadHubSplitNode(f.dataset, f.split, dataDir);
+}
+
 /** Errors of the shared core as CLI errors (a message, exit code 2, no stack). */
 async function asCliError<T>(f: () => Promise<T>): Promise<T> {
   try {
@@ -79,7 +115,9 @@ export async function bankCommand(argv: string[]): Promise<number> {
     args: argv,
     options: {
       dataset: { type: 'string' },
-      split: { type: 'string', default: 'train' },
+      split: { type: 'string' },
+      pair: { type: 'string' },
+      'amazon-pool': { type: 'string', default: 'train' },
       variants: { type: 'string' },
       kw: { type: 'string', default: '2' },
       ks: { type: 'string', default: '2' },
@@ -94,19 +132,41 @@ export async function bankCommand(argv: string[]): Promise<number> {
     },
   });
   const id = required(values, 'dataset');
-  const spec = HUB_DATASETS[id];
-  if (!spec)
+  const local = id === 'image-clef' || id === 'visda';
+  const hub = HUB_DATASETS[id];
+  // A pair (image-clef, visda, imdb-amazon) banks both its domains into the --out folder.
+  const pairPanel = isPanelDatasetId(id) && PANEL_DATASETS[id].pairs ? id : null;
+  if (!local && !hub && !pairPanel)
     throw new CliError(
-      `rac-bench bank takes a Hub dataset (${Object.keys(HUB_DATASETS).join(', ')}); got "${id}". ` +
-        'Image-CLEF and VisDA need a JPEG decoder, which comes with the image suite.',
+      `rac-bench bank takes a Hub dataset (${Object.keys(HUB_DATASETS).join(', ')}), image-clef or visda ` +
+        `(a local folder or zip), or --pair with a distribution panel; got "${id}".`,
     );
-  const entry = BACKBONES[values.backbone!];
-  if (!entry || entry.modality !== spec.modality)
+  const modality = local ? 'image' : pairPanel ? PANEL_DATASETS[pairPanel].modality : hub!.modality;
+  const title = local
+    ? LOCAL_IMAGE_DATASETS[id].title
+    : pairPanel
+      ? PANEL_DATASETS[pairPanel].title
+      : hub!.title;
+  const pool = values['amazon-pool'];
+  if (pool !== 'train' && pool !== 'test')
+    throw new CliError(`--amazon-pool must be train or test; got "${pool}".`);
+  let files: { dataset: string; split: string }[];
+  if (values.pair) {
+    if (!pairPanel) throw new CliError(`--pair: ${id} has no source → target pairs.`);
+    const f = await asCliError(async () => panelFiles(pairPanel, values.pair!, pool));
+    files = [f.train, f.target!];
+  } else if (pairPanel && !local)
+    throw new CliError(`--dataset ${id}: give --pair (${PANEL_DATASETS[pairPanel].pairs!.join(', ')}).`);
+  else if (local && !values.split)
     throw new CliError(
-      `--backbone ${values.backbone}: ${spec.title} takes a ${spec.modality} backbone (${Object.values(
-        BACKBONES,
-      )
-        .filter((b) => b.modality === spec.modality)
+      `--dataset ${id}: give --split <domain> (${LOCAL_IMAGE_DATASETS[id].domains.join(', ')}) or --pair.`,
+    );
+  else files = [{ dataset: id, split: values.split ?? 'train' }];
+  const entry = BACKBONES[values.backbone!];
+  if (!entry || entry.modality !== modality)
+    throw new CliError(
+      `--backbone ${values.backbone}: ${title} takes a ${modality} backbone (${Object.values(BACKBONES)
+        .filter((b) => b.modality === modality)
         .map((b) => b.id)
         .join(', ')}).`,
     );
@@ -118,70 +178,80 @@ export async function bankCommand(argv: string[]): Promise<number> {
   };
   const Kw = int('kw', values.kw!, 15);
   const Ks = int('ks', values.ks!, 15);
-  const allowed = spec.modality === 'image' ? ['colour', 'grey'] : ['text', 'drop'];
+  const allowed = modality === 'image' ? ['colour', 'grey'] : ['text', 'drop'];
   const variants = (values.variants ?? allowed[0]!).split(',').map((s) => s.trim());
   for (const v of variants)
     if (!allowed.includes(v))
-      throw new CliError(
-        `--variants: ${spec.modality} banks hold ${allowed.join(' and ')} rows; got "${v}".`,
-      );
+      throw new CliError(`--variants: ${modality} banks hold ${allowed.join(' and ')} rows; got "${v}".`);
+  if (local && variants.includes('grey'))
+    throw new CliError(
+      `--variants: ${id} banks hold colour rows only (its OOD rows are the target domain's).`,
+    );
   const out = required(values, 'out');
-  checkOutPath(out);
+  if (values.pair) mkdirSync(out, { recursive: true });
+  else checkOutPath(out);
   const weightsPath = required(values, 'weights');
   const weightsBytes = new Uint8Array(readFileSync(weightsPath));
   const tokenizerBytes =
-    spec.modality === 'text' ? new Uint8Array(readFileSync(required(values, 'tokenizer'))) : null;
+    modality === 'text' ? new Uint8Array(readFileSync(required(values, 'tokenizer'))) : null;
   await initNodeBackend('wasm');
   const backbone = await asCliError(async () =>
-    buildBackbone(entry.id, parseSafetensors(weightsBytes), spec.imageSize ?? 32),
+    buildBackbone(entry.id, parseSafetensors(weightsBytes), panelImageSize(id)),
   );
-  const loaded = await loadHubSplitNode(id, values.split!, values['data-dir']);
-  const size = spec.imageSize ?? 32;
-  const request = {
-    loaded,
-    contentSha256: spec.modality === 'text' ? textSplitHash(loaded) : imageSplitHash(loaded, size),
-    backbone,
-    weightsSha256: bytesToHex(sha256(weightsBytes)),
-    tokenizerSha256: tokenizerBytes ? bytesToHex(sha256(tokenizerBytes)) : null,
-    variants,
-    Kw,
-    Ks,
-    seed: int('seed', values.seed!, 2 ** 24 - 1),
-  };
-  const key = imageBankKey(request);
-  let last = 0;
-  const t0 = performance.now();
   try {
-    const hooks = {
-      batch: int('batch', values.batch!, 100_000) || 64,
-      now: () => performance.now(),
-      onProgress: (p: { done: number; total: number; etaSeconds: number | null }) => {
-        if (values.quiet || performance.now() - last < 2000) return;
-        last = performance.now();
-        const eta = p.etaSeconds === null ? '' : `, about ${Math.ceil(p.etaSeconds)} s left`;
-        process.stderr.write(`bank: ${p.done} of ${p.total} rows${eta}\n`);
-      },
-    };
-    const builder = tokenizerBytes
-      ? await extractTextBank(
-          request,
-          {
-            tokenizer: await asCliError(async () =>
-              createTokenizer(parseJsonFile(tokenizerBytes, 'tokenizer.json')),
-            ),
-            synonyms: shippedSynonyms(),
-            maxLength: entry.maxLength!,
-            padWord: entry.padWord!,
-          },
-          hooks,
-        )
-      : await extractImageBank(request, hooks);
-    const file = builder.toFile();
-    writeBinaryAtomic(out, file.bytes);
-    process.stderr.write(
-      `Wrote the bank of ${key.dataset} (${key.rows} rows × ${builder.blocks.length} views, ${key.dim} features) to ${out} ` +
-        `in ${((performance.now() - t0) / 1000).toFixed(1)} s: SHA-256 ${file.sha256}.\n`,
-    );
+    const tokenizer = tokenizerBytes
+      ? await asCliError(async () => createTokenizer(parseJsonFile(tokenizerBytes, 'tokenizer.json')))
+      : null;
+    for (const f of files) {
+      const loaded = await loadPanelFileNode(id, f, values['data-dir']);
+      const request = {
+        loaded,
+        contentSha256: panelFileHash(loaded, modality),
+        backbone,
+        weightsSha256: bytesToHex(sha256(weightsBytes)),
+        tokenizerSha256: tokenizerBytes ? bytesToHex(sha256(tokenizerBytes)) : null,
+        variants,
+        Kw,
+        Ks,
+        seed: int('seed', values.seed!, 2 ** 24 - 1),
+      };
+      const key = imageBankKey(request);
+      let last = 0;
+      const t0 = performance.now();
+      const hooks = {
+        batch: int('batch', values.batch!, 100_000) || 64,
+        now: () => performance.now(),
+        onProgress: (p: { done: number; total: number; etaSeconds: number | null }) => {
+          if (values.quiet || performance.now() - last < 2000) return;
+          last = performance.now();
+          const eta = p.etaSeconds === null ? '' : `, about ${Math.ceil(p.etaSeconds)} s left`;
+          process.stderr.write(`bank: ${key.dataset}: ${p.done} of ${p.total} rows${eta}\n`);
+        },
+      };
+      const builder = await asCliError(() =>
+        tokenizer
+          ? extractTextBank(
+              request,
+              {
+                tokenizer,
+                synonyms: shippedSynonyms(),
+                maxLength: entry.maxLength!,
+                padWord: entry.padWord!,
+              },
+              hooks,
+            )
+          : extractImageBank(request, hooks),
+      );
+      const file = builder.toFile();
+      const path = values.pair
+        ? join(out, `${key.dataset.replace('/', '-')}-${file.sha256.slice(0, 12)}.bank`)
+        : out;
+      writeBinaryAtomic(path, file.bytes);
+      process.stderr.write(
+        `Wrote the bank of ${key.dataset} (${key.rows} rows × ${builder.blocks.length} views, ${key.dim} features) to ${path} ` +
+          `in ${((performance.now() - t0) / 1000).toFixed(1)} s: SHA-256 ${file.sha256}.\n`,
+      );
+    }
   } finally {
     backbone.dispose();
   }
@@ -190,6 +260,9 @@ export async function bankCommand(argv: string[]): Promise<number> {
 
 /** `run` on image/text panels: one head per cell over the banks in --bank-dir. */
 export async function panelRunCommand(argv: string[]): Promise<number> {
+  // finetune trains the whole network on fresh augmentations, with flags of its own (no banks).
+  if (argv.some((a, i) => a === '--tier=finetune' || (a === '--tier' && argv[i + 1] === 'finetune')))
+    return (await import('./finetuneCommand.ts')).finetuneRunCommand(argv);
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -202,6 +275,7 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       tier: { type: 'string', default: 'features' },
       quirks: { type: 'string', default: 'rsb' },
       pair: { type: 'string' },
+      'amazon-pool': { type: 'string' },
       steps: { type: 'string' },
       batch: { type: 'string' },
       lr: { type: 'string' },
@@ -221,9 +295,7 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
     if (!isPanelDatasetId(id)) throw new CliError(`--dataset ${id} is not an image or text panel.`);
   const tier = values.tier;
   if (tier !== 'features' && tier !== 'classroom')
-    throw new CliError(
-      `--tier must be features or classroom here (finetune runs the whole network: the suites); got "${tier}".`,
-    );
+    throw new CliError(`--tier must be features, classroom or finetune; got "${tier}".`);
   const quirks = values.quirks;
   if (quirks !== 'rsb' && quirks !== 'fixed')
     throw new CliError(`--quirks must be rsb or fixed; got "${quirks}".`);
@@ -247,14 +319,9 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
   const banks = readdirSync(bankDir)
     .filter((f) => f.endsWith('.bank'))
     .map((f) => readBankFile(new Uint8Array(readFileSync(join(bankDir, f)))));
-  for (const id of ids as PanelDataset['id'][]) {
-    const panel = PANEL_DATASETS[id];
-    if (panel.pairs)
-      throw new CliError(
-        `${panel.title}: its distribution panels (source → target pairs${panel.source === 'local' ? ', JPEG images from a folder' : ''}) ` +
-          'do not run here yet; cifar10, cifar100 and ag_news do.',
-      );
-  }
+  const amazonPool = values['amazon-pool'];
+  if (amazonPool !== undefined && amazonPool !== 'train' && amazonPool !== 'test')
+    throw new CliError(`--amazon-pool must be train or test; got "${amazonPool}".`);
   const settingsOf = new Map(
     ids.map((id) => [id, cliPanelSettings(id as PanelDataset['id'], values.setting)]),
   );
@@ -262,6 +329,8 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
     datasets: ids as PanelDataset['id'][],
     settings: [...new Set([...settingsOf.values()].flat())],
     labels: values.labels ? parseLabels(values.labels) : undefined,
+    ...(values.pair ? { pairs: values.pair.split(',').map((p) => p.trim()) } : {}),
+    ...(amazonPool ? { amazonPool } : {}),
     algorithms: methods,
     seeds: parseSeeds(values.seeds!),
     tIndices: parseTIndices(values.t!),
@@ -271,6 +340,8 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
     batch: num('batch'),
     lr: num('lr'),
   };
+  const pairRefusal = planPairsRefusal(plan);
+  if (pairRefusal) throw new CliError(`--pair: ${pairRefusal}`);
   const int = (name: 'kw' | 'ks', fallback: number) => {
     const text = values[name];
     if (text === undefined) return fallback;
@@ -287,24 +358,26 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
    */
   const findOrMakeBank = async (
     id: PanelDataset['id'],
-    spec: PanelBankSpec,
-    splits: Map<string, LoadedHubSplit>,
-    hashes: Map<string, string>,
+    spec: Omit<PanelBankSpec, 'file'>,
+    loaded: LoadedHubSplit,
+    contentSha256: string,
   ): Promise<Bank> => {
     const subset = spec.rowIds ? rowIdsSha256(spec.rowIds) : undefined;
+    const name = panelFileName(loaded);
     const found = banks.find(
       (x) =>
-        x.key.dataset === `${id}/${spec.file}` &&
-        x.key.contentSha256 === hashes.get(spec.file) &&
+        x.key.dataset === name &&
+        x.key.contentSha256 === contentSha256 &&
         spec.variants.every((v) => x.key.variants.includes(v)) &&
         (x.key.rowIdsSha256 === undefined || x.key.rowIdsSha256 === subset),
     );
     if (found) return found;
+    const local = PANEL_DATASETS[id].source === 'local';
     if (!values.weights)
       throw new CliError(
-        `No bank in ${bankDir} for ${id}/${spec.file} with variants ${spec.variants.join(', ')} and this content ` +
-          `(${hashes.get(spec.file)!.slice(0, 12)}…): give --backbone and --weights to make it now, or make one ` +
-          `with rac-bench bank --dataset ${id} --split ${spec.file} --variants ${spec.variants.join(',')} --weights …`,
+        `No bank in ${bankDir} for ${name} with variants ${spec.variants.join(', ')} and this content ` +
+          `(${contentSha256.slice(0, 12)}…): give --backbone and --weights to make it now, or make one ` +
+          `with rac-bench bank --dataset ${local ? id : loaded.dataset} --split ${loaded.split} --variants ${spec.variants.join(',')} --weights …`,
       );
     const modality = PANEL_DATASETS[id].modality;
     const entry = BACKBONES[values.backbone ?? (modality === 'image' ? 'tiny-conv' : 'tiny-roberta')];
@@ -314,12 +387,12 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
     const tokenizerBytes =
       modality === 'text' ? new Uint8Array(readFileSync(required(values, 'tokenizer'))) : null;
     const backbone = await asCliError(async () =>
-      buildBackbone(entry.id, parseSafetensors(weightsBytes), HUB_DATASETS[id]?.imageSize ?? 32),
+      buildBackbone(entry.id, parseSafetensors(weightsBytes), panelImageSize(id)),
     );
     try {
       const request = {
-        loaded: splits.get(spec.file)!,
-        contentSha256: hashes.get(spec.file)!,
+        loaded,
+        contentSha256,
         backbone,
         weightsSha256: bytesToHex(sha256(weightsBytes)),
         tokenizerSha256: tokenizerBytes ? bytesToHex(sha256(tokenizerBytes)) : null,
@@ -331,7 +404,7 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       };
       if (!values.quiet)
         process.stderr.write(
-          `bank: extracting ${id}/${spec.file} (${request.rowIds?.length ?? request.loaded.rows.labels.length} rows)…\n`,
+          `bank: extracting ${name} (${request.rowIds?.length ?? request.loaded.rows.labels.length} rows)…\n`,
         );
       const builder = tokenizerBytes
         ? await extractTextBank(
@@ -348,7 +421,10 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
           )
         : await extractImageBank(request, { batch: 256 });
       const file = builder.toFile();
-      writeBinaryAtomic(join(bankDir, `${id}-${spec.file}-${file.sha256.slice(0, 12)}.bank`), file.bytes);
+      writeBinaryAtomic(
+        join(bankDir, `${name.replace('/', '-')}-${file.sha256.slice(0, 12)}.bank`),
+        file.bytes,
+      );
       const bank = readBankFile(file.bytes);
       banks.push(bank);
       return bank;
@@ -356,39 +432,74 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       backbone.dispose();
     }
   };
+  const pool = planAmazonPool(plan);
+  const domainSpecs = new Map<PanelDataset['id'], DomainBankSpec[]>();
   const backend = await initNodeBackend('wasm');
   const created = new Date().toISOString();
   const cells: ModalCellResult[] = [];
   await asCliError(() =>
     runPanelPlan(plan, {
-      async files(id, settings) {
-        // The panel's files, loaded and hashed once for all its settings and cells.
-        const { labels, hashes, dataset, splits } = await loadPanel(id, (f) =>
-          loadHubSplitNode(f.dataset, f.split, values['data-dir']),
-        );
+      async files(id, settings, pair) {
         const modality = PANEL_DATASETS[id].modality;
-        const specs = panelBankSpecs(plan, id, labels, views);
-        const bankFiles = new Map<'train' | 'test', Bank>();
-        for (const spec of specs) bankFiles.set(spec.file, await findOrMakeBank(id, spec, splits, hashes));
-        const bankFor = (_setting: unknown, file: 'train' | 'test'): Bank => bankFiles.get(file)!;
-        const perSetting = new Map(
-          settings.map((setting) => {
-            const bank = panelBankOf(
-              bankFor(setting, 'train'),
-              bankFor(setting, 'test'),
-              modality === 'text' ? 'text' : 'colour',
+        const loadPair = (p: string | null) =>
+          loadPanel(id, (f) => loadPanelFileNode(id, f, values['data-dir']), { pair: p, amazonPool: pool });
+        // The panel's files, loaded and hashed once for all its settings and cells.
+        const { labels, hashes, dataset, splits } = await loadPair(pair);
+        let bankFor: (setting: Setting) => PanelBank;
+        if (pair === null) {
+          const specs = panelBankSpecs(plan, id, labels, views);
+          const bankFiles = new Map<'train' | 'test', Bank>();
+          for (const spec of specs)
+            bankFiles.set(
+              spec.file,
+              await findOrMakeBank(id, spec, splits.get(spec.file)!, hashes.get(spec.file)!),
             );
-            const refusal = bankRefusal(methods, bank.Kw, bank.Ks);
-            if (refusal) throw new CliError(refusal);
-            return [setting, bank] as const;
-          }),
-        );
-        const key = bankFor(settings[0]!, 'train').key;
+          const bank = panelBankOf(
+            bankFiles.get('train')!,
+            bankFiles.get('test')!,
+            modality === 'text' ? 'text' : 'colour',
+          );
+          bankFor = () => bank;
+        } else {
+          // One bank per domain, over the rows every pair of the plan reads of it (shared by the pairs).
+          let specs = domainSpecs.get(id);
+          if (!specs) {
+            const pairs: LoadedPair[] = [];
+            for (const p of datasetPairs(id, plan)) {
+              const l = await loadPair(p);
+              pairs.push({
+                pair: p!,
+                labels: l.labels,
+                source: panelFileName(l.splits.get('train')!),
+                target: panelFileName(l.splits.get('target')!),
+              });
+            }
+            domainSpecs.set(id, (specs = pairBankSpecs(plan, id, pairs, views)));
+          }
+          const bankOf = async (role: 'train' | 'target') => {
+            const loaded = splits.get(role)!;
+            const spec = specs!.find((b) => b.domain === panelFileName(loaded))!;
+            return findOrMakeBank(id, spec, loaded, hashes.get(role)!);
+          };
+          const bank = panelBankOf(
+            await bankOf('train'),
+            await bankOf('target'),
+            modality === 'text' ? 'text' : 'colour',
+            'target',
+          );
+          bankFor = () => bank;
+        }
+        for (const setting of settings) {
+          const refusal = bankRefusal(methods, bankFor(setting).Kw, bankFor(setting).Ks);
+          if (refusal) throw new CliError(refusal);
+        }
+        const key = banks.find((b) => b.sha256 === bankFor(settings[0]!).sha256)!.key;
         const entry = backboneByFeature(key.feature);
+        const local = PANEL_DATASETS[id].source === 'local';
         return {
           labels,
           dataset,
-          bankFor: (setting) => perSetting.get(setting)!,
+          bankFor,
           backbone: {
             id: entry.id,
             source: `file:${basename(values.weights ?? bankDir)}`,
@@ -406,11 +517,11 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
                   aug: BANK_AUG,
                 }
               : {
-                  image_size: 32,
+                  image_size: panelImageSize(id),
                   normalization: 'imagenet',
                   mean: [...IMAGENET_MEAN],
                   std: [...IMAGENET_STD],
-                  decoder: 'fast-png',
+                  decoder: local ? LOCAL_IMAGE_DECODER : 'fast-png',
                 },
         } as PanelFiles;
       },
@@ -451,9 +562,13 @@ export async function panelRunCommand(argv: string[]): Promise<number> {
       tIndices: plan.tIndices,
       mode: 'rsb',
       quirks,
-      options: bankOpts
-        ? { bank: { K_w: bankOpts.K_w, K_s: bankOpts.K_s, seed: bankOpts.seed, dtype: 'float16' } }
-        : {},
+      ...(plan.pairs ? { pairs: plan.pairs } : {}),
+      options: {
+        ...(ids.includes('imdb-amazon') ? { amazonPool: pool } : {}),
+        ...(bankOpts
+          ? { bank: { K_w: bankOpts.K_w, K_s: bankOpts.K_s, seed: bankOpts.seed, dtype: 'float16' } }
+          : {}),
+      },
       ...(planCaps(plan) ? { subsample: planCaps(plan) } : {}),
     },
     env: { runtime: `node ${process.version}`, backends: [backend], adapter: null },

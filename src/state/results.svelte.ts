@@ -4,7 +4,7 @@
  * finished on the Run page. Every way in is validated (parseRun / decodeRunLink / parseRunFile);
  * errors are kept as plain text for the page, never HTML.
  */
-import { decodeRunLink, LinkError } from '../lib/share/permalink.ts';
+import { decodeAnyRunLink, LinkError } from '../lib/share/permalink.ts';
 import { sortCellsByPlan } from '../lib/share/planOrder.ts';
 import { importAnyRunFile, ImportError } from '../lib/share/runFile.ts';
 import { RunStore, toRunRecord, type StoredCell, type StoredRun } from '../lib/suite/runStore.ts';
@@ -20,10 +20,10 @@ export interface ShownRun {
   label: string;
 }
 
-/** An image/text run (`rsb-run/3`) on the page: from a file, or the one just finished. */
+/** An image/text run (`rsb-run/3`) on the page: from a file, a link, or the one just finished. */
 export interface ShownModalRun {
   run: ModalRunRecord;
-  source: 'file' | 'latest' | 'history';
+  source: 'file' | 'latest' | 'history' | 'link';
   label: string;
 }
 
@@ -73,16 +73,28 @@ export class ResultsState {
     return this.#store;
   }
 
-  /** Opens the results of a link payload (no-op when it is the one already shown). */
+  /**
+   * Opens the results of a link payload of either suite (no-op when it is the one already shown).
+   * A link that cannot be opened leaves a message in `linkError`.
+   */
   openLink(payload: string): void {
-    if (payload === this.#lastPayload && (this.shown?.source === 'link' || this.linkError)) return;
+    const fromLink = this.shown?.source === 'link' || this.shownModal?.source === 'link';
+    if (payload === this.#lastPayload && (fromLink || this.linkError)) return;
     this.#lastPayload = payload;
     try {
-      this.shownModal = null;
-      this.shown = { run: decodeRunLink(payload), source: 'link', label: 'a shared link' };
+      const got = decodeAnyRunLink(payload);
+      if (got.kind === 'modal') {
+        this.shown = null;
+        this.shownModal = { run: got.run, source: 'link', label: 'a shared link' };
+      } else {
+        this.shownModal = null;
+        this.shown = { run: got.run, source: 'link', label: 'a shared link' };
+      }
       this.linkError = null;
     } catch (e) {
       this.shown = null;
+      // An image/text run opened from a file or just finished stays (only a link's run is replaced).
+      if (this.shownModal?.source === 'link') this.shownModal = null;
       this.linkError = message(e);
     }
   }

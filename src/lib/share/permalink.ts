@@ -14,6 +14,9 @@ import { SchemaError, type RunRecord } from '../suite/schema.ts';
 import { decodeBase64Url, encodeBase64Url } from './base64url.ts';
 import { deflateRaw, inflateRawCapped, InflateError } from './compress.ts';
 import { packV1, unpackV1 } from './linkV1.ts';
+import { packV2, unpackV2 } from './linkV2.ts';
+import type { ModalRunRecord } from '../suite/schemaV3.ts';
+import type { AnyRun } from './runFile.ts';
 
 /** The format new links are written in. */
 export const LINK_FORMAT = 1;
@@ -50,8 +53,53 @@ export async function encodeRunLink(
   return `${LINK_FORMAT}.${encodeBase64Url(packed)}`;
 }
 
-/** Opens a link payload. Throws LinkError with a message meant for the page. */
+/** Image/text runs (`rsb-run/3`, PROTOCOL-IMAGE-TEXT.md §11): format → decoder. Append only. */
+export const MODAL_LINK_DECODERS: Readonly<Record<number, (json: unknown) => ModalRunRecord>> = {
+  2: (json) => unpackV2(json, MAX_LINK_CELLS),
+};
+/** The format image/text links are written in. */
+export const MODAL_LINK_FORMAT = 2;
+
+/** Packs an image/text run into a link payload (format MODAL_LINK_FORMAT). */
+export async function encodeModalRunLink(
+  run: ModalRunRecord,
+  prefer: 'platform' | 'fflate' = 'platform',
+): Promise<string> {
+  const json = JSON.stringify(packV2(run));
+  const packed = await deflateRaw(new TextEncoder().encode(json), prefer);
+  return `${MODAL_LINK_FORMAT}.${encodeBase64Url(packed)}`;
+}
+
+/** A link payload of either suite's run. */
+export function encodeAnyRunLink(run: AnyRun): Promise<string> {
+  return run.kind === 'modal' ? encodeModalRunLink(run.run) : encodeRunLink(run.run);
+}
+
+/**
+ * Opens a link payload of either suite: a tabular run (format 1) or an image/text run (format 2).
+ * Throws LinkError with a message meant for the page.
+ */
+export function decodeAnyRunLink(payload: string): AnyRun {
+  const format = /^(\d{1,4})\./.exec(typeof payload === 'string' ? payload : '')?.[1];
+  if (format !== undefined && MODAL_LINK_DECODERS[Number(format)])
+    return { kind: 'modal', run: decodeWith(payload, MODAL_LINK_DECODERS) };
+  return { kind: 'tabular', run: decodeRunLink(payload) };
+}
+
+/** Opens a tabular link payload. Throws LinkError with a message meant for the page. */
 export function decodeRunLink(payload: string): RunRecord {
+  const format = /^(\d{1,4})\./.exec(typeof payload === 'string' ? payload : '')?.[1];
+  if (format !== undefined && MODAL_LINK_DECODERS[Number(format)])
+    throw new LinkError(
+      'This link holds an image/text run; this view takes tabular runs only (the Results and Compare pages open it).',
+    );
+  return decodeWith(payload, LINK_DECODERS);
+}
+
+function decodeWith<R extends RunRecord | ModalRunRecord>(
+  payload: string,
+  decoders: Readonly<Record<number, (json: unknown) => R>>,
+): R {
   const broken = (why: string) =>
     new LinkError(
       `This results link is broken: ${why}. Ask for the link again, or open the run's JSON file instead.`,
@@ -65,11 +113,15 @@ export function decodeRunLink(payload: string): RunRecord {
   const m = /^(\d{1,4})\.(.*)$/s.exec(payload);
   if (!m) throw broken('it does not start with a format number like "1."');
   const format = Number(m[1]);
-  const decode = LINK_DECODERS[format];
+  const decode = decoders[format];
   if (!decode) {
-    const known = Object.keys(LINK_DECODERS).join(', ');
+    const formats = [...Object.keys(LINK_DECODERS), ...Object.keys(MODAL_LINK_DECODERS)];
+    const known =
+      formats.length === 1
+        ? `format ${formats[0]}`
+        : `formats ${formats.slice(0, -1).join(', ')} and ${formats.at(-1)}`;
     throw new LinkError(
-      `This results link uses format ${format}, which this version of RAC Bench cannot read (it reads format ${known}). It may come from a newer version.`,
+      `This results link uses format ${format}, which this version of RAC Bench cannot read (it reads ${known}). It may come from a newer version.`,
     );
   }
   let bytes: Uint8Array;
@@ -91,7 +143,7 @@ export function decodeRunLink(payload: string): RunRecord {
   } catch {
     throw broken('its content is not valid JSON');
   }
-  let run: RunRecord;
+  let run: R;
   try {
     run = decode(json);
   } catch (e) {

@@ -18,6 +18,7 @@
  *                                   explain overlays, table sort, published overlay "on")
  *                                                                       results/compare pages only
  *   run                             a run from this browser's history   results page only
+ *   panel                           the image/text preset (panelPresets.ts)  run page only
  *   r                               the results themselves (`1.<payload>`, lib/share/permalink.ts)
  */
 import { parseBackendPref, type BackendPref } from '../env/device.ts';
@@ -93,6 +94,8 @@ export interface UrlFields {
   pub: 'off' | 'on';
   run: string;
   r: string;
+  /** The Run page's image/text preset (suite/panelPresets.ts ids; '' = none chosen). */
+  panel: string;
 }
 
 interface Field<T> {
@@ -261,6 +264,16 @@ const FIELDS: { [K in keyof UrlFields]: Field<UrlFields[K]> } = {
   },
   // Checked and decoded by lib/share/permalink.ts (with its own caps and messages).
   r: { default: '', decode: String, encode: String, pages: ['results'] },
+  // Checked against the preset list by the Run page (an unknown id gets a notice there).
+  panel: {
+    default: '',
+    decode: (raw) => {
+      if (!ID.test(raw)) throw new Error('expected an image/text preset id');
+      return raw;
+    },
+    encode: String,
+    pages: ['run'],
+  },
 };
 
 /** Upgrades, append only: MIGRATIONS[v] turns a version-v query into version v+1 in place. */

@@ -27,6 +27,8 @@ export interface PanelCellSpec {
   dataset: PanelDataset['id'];
   /** distribution panels: 'source->target'. */
   pair: string | null;
+  /** imdb-amazon: the Amazon pool its target rows come from (§5.2), recorded in protocol.options. */
+  amazonPool?: 'train' | 'test';
   setting: Setting;
   /** The labeled total (§1). */
   labels: number;
@@ -258,6 +260,7 @@ export async function runPanelCell(
       quirks: spec.quirks,
       preset: null,
       options: {
+        ...(spec.amazonPool ? { amazonPool: spec.amazonPool } : {}),
         iterations: steps,
         emaDecay: loop.ema,
         bank: { K_w: bank.Kw, K_s: bank.Ks, seed: bank.seed, dtype: 'float16' },

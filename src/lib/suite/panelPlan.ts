@@ -25,10 +25,18 @@ export interface PanelPlan {
   settings: Setting[];
   /** Labeled totals; absent: each panel's published total. */
   labels?: number[];
+  /**
+   * distribution panels: the source → target pairs to run ('i->p'); absent: each panel's published
+   * pairs. A pair no dataset of the plan has is refused (planPairs).
+   */
+  pairs?: string[];
+  /** imdb-amazon's target pool (§5.2); absent: `test` in classroom, `train` otherwise. */
+  amazonPool?: 'train' | 'test';
   algorithms: PanelMethod[];
   seeds: number[];
   tIndices: number[];
-  tier: 'features' | 'classroom';
+  /** finetune plans run through panelFinetune.ts (fresh augmentations, no banks). */
+  tier: 'features' | 'classroom' | 'finetune';
   quirks: Quirks;
   /** §10 caps on E and U; absent: the tier's (classroom: CLASSROOM_CAPS; features: none). */
   caps?: PanelCaps;
@@ -43,8 +51,14 @@ export function planCaps(plan: Pick<PanelPlan, 'caps' | 'tier'>): PanelCaps | un
   return plan.caps ?? (plan.tier === 'classroom' ? { ...CLASSROOM_CAPS } : undefined);
 }
 
+/** The Amazon pool a plan's imdb-amazon cells draw from (§5.2: classroom defaults to `test`). */
+export const planAmazonPool = (plan: Pick<PanelPlan, 'amazonPool' | 'tier'>): 'train' | 'test' =>
+  plan.amazonPool ?? (plan.tier === 'classroom' ? 'test' : 'train');
+
 export interface PanelCellRef {
   dataset: PanelDataset['id'];
+  /** distribution panels: 'source->target'; null for the others. */
+  pair: string | null;
   setting: Setting;
   labels: number;
   method: PanelMethod;
@@ -57,21 +71,70 @@ export function datasetSettings(dataset: PanelDataset['id'], plan: Pick<PanelPla
   return plan.settings.filter((s) => PANEL_DATASETS[dataset].labels[s] !== undefined);
 }
 
-/** Every cell of a plan, in run order (dataset, setting, method, labels, seed, t). */
+/**
+ * The pairs of `dataset` a plan runs, in the panel's published order: [null] for a panel without
+ * pairs; the plan's `pairs` that the panel has (all of them when the plan names none).
+ */
+export function datasetPairs(dataset: PanelDataset['id'], plan: Pick<PanelPlan, 'pairs'>): (string | null)[] {
+  const published = PANEL_DATASETS[dataset].pairs;
+  if (!published) return [null];
+  return plan.pairs ? published.filter((p) => plan.pairs!.includes(p)) : [...published];
+}
+
+/**
+ * Why a plan's pairs cannot be run, or null: each named pair must belong to one of its
+ * distribution datasets, and each such dataset must keep at least one pair.
+ */
+export function planPairsRefusal(plan: Pick<PanelPlan, 'pairs' | 'datasets'>): string | null {
+  if (!plan.pairs) return null;
+  const withPairs = plan.datasets.filter((d) => PANEL_DATASETS[d].pairs);
+  for (const pair of plan.pairs)
+    if (!withPairs.some((d) => PANEL_DATASETS[d].pairs!.includes(pair))) {
+      const known = withPairs.map(
+        (d) => `${PANEL_DATASETS[d].title}: ${PANEL_DATASETS[d].pairs!.join(', ')}`,
+      );
+      return `The pair "${pair}" is not one of ${known.length ? known.join('; ') : 'the plan (it has no source → target panel)'}.`;
+    }
+  for (const d of withPairs)
+    if (datasetPairs(d, plan).length === 0)
+      return `${PANEL_DATASETS[d].title}: none of the pairs asked for is one of its (${PANEL_DATASETS[d].pairs!.join(', ')}).`;
+  return null;
+}
+
+/** Every cell of a plan, in run order (dataset, pair, setting, method, labels, seed, t). */
 export function panelCells(plan: PanelPlan): PanelCellRef[] {
   const out: PanelCellRef[] = [];
   for (const dataset of plan.datasets)
-    for (const setting of datasetSettings(dataset, plan))
-      for (const method of plan.algorithms)
-        for (const labels of plan.labels ?? [PANEL_DATASETS[dataset].labels[setting]!])
-          for (const seed of plan.seeds)
-            for (const tIndex of plan.tIndices) out.push({ dataset, setting, labels, method, seed, tIndex });
+    for (const pair of datasetPairs(dataset, plan))
+      for (const setting of datasetSettings(dataset, plan))
+        for (const method of plan.algorithms)
+          for (const labels of plan.labels ?? [PANEL_DATASETS[dataset].labels[setting]!])
+            for (const seed of plan.seeds)
+              for (const tIndex of plan.tIndices)
+                out.push({ dataset, pair, setting, labels, method, seed, tIndex });
   return out;
 }
 
-/** A stable key of a cell (for resuming: cells already stored are skipped). */
+/**
+ * The pair of a stored record, as its cell's ref has it: `dataset.pair` where the record has one;
+ * imdb-amazon records name none (one pair), so its only pair; null for the other panels.
+ */
+export function recordPair(c: {
+  dataset: { id: string; pair?: { source: string; target: string } };
+}): string | null {
+  if (c.dataset.pair) return `${c.dataset.pair.source}->${c.dataset.pair.target}`;
+  const panel = PANEL_DATASETS[c.dataset.id as PanelDataset['id']];
+  return panel?.pairs?.length === 1 ? panel.pairs[0] : null;
+}
+
+/**
+ * A stable key of a cell (for resuming: cells already stored are skipped). The pair is in it only
+ * when there is one, so the keys of the other panels stay those stored before pairs existed.
+ */
 export const panelCellKey = (c: PanelCellRef): string =>
-  [c.dataset, c.setting, c.labels, c.method, c.seed, c.tIndex].join('|');
+  [c.dataset, ...(c.pair === null ? [] : [c.pair]), c.setting, c.labels, c.method, c.seed, c.tIndex].join(
+    '|',
+  );
 
 /**
  * Why these methods cannot run on banks with these views, or null: strong-view methods need
@@ -90,6 +153,6 @@ export function bankRefusal(methods: readonly PanelMethod[], Kw: number, Ks: num
   return null;
 }
 
-/** "cifar10 feature fixmatch labels 200 t=0.4 seed 1" */
+/** "cifar10 feature fixmatch labels 200 t=0.4 seed 1"; "image-clef i->p distribution …" for a pair. */
 export const describePanelCell = (c: PanelCellRef): string =>
-  `${c.dataset} ${c.setting} ${c.method} labels ${c.labels} t=${T_GRID[c.tIndex]} seed ${c.seed}`;
+  `${c.dataset}${c.pair === null ? '' : ` ${c.pair}`} ${c.setting} ${c.method} labels ${c.labels} t=${T_GRID[c.tIndex]} seed ${c.seed}`;

@@ -19,7 +19,12 @@ import { imageContentHash, textContentHash } from '../data/modal/contentHash.ts'
 import { dropTokens, textView, type PadWord, type SynonymTable } from '../augment/text/index.ts';
 import { HUB_DATASETS } from '../data/modal/hubSources.ts';
 import type { LoadedHubSplit } from '../data/modal/loadHub.ts';
-import { PANEL_DATASETS, panelLabels, panelRuleOf, type PanelDataset } from '../data/modal/panels.ts';
+import { PANEL_DATASETS, panelFiles, panelRuleOf, type PanelDataset } from '../data/modal/panels.ts';
+import { decodeImageRgb } from '../data/modal/imageDecode.ts';
+import { localDomain, type LocalDataset } from '../data/modal/localImages.ts';
+import { imageView } from '../augment/image/index.ts';
+import { PHOTO_RESIZE } from '../augment/image/pipelines.ts';
+import { resizeBilinear } from '../augment/image/resize.ts';
 import { decodePngRgb } from '../data/modal/png.ts';
 import type { Backbone } from '../models/backbone/backbone.ts';
 import { normalise, strongCifarView, weakCifarView } from '../models/backbone/cifarViews.ts';
@@ -28,13 +33,17 @@ import type { TextTokenizer } from '../weights/tokenizer.ts';
 import { panelSplit, type PanelLabels, type PoolFile } from '../protocol/panelSplit.ts';
 import { capPanelSplit } from '../protocol/panelSubsample.ts';
 import { T_GRID, type Setting } from '../types.ts';
-import { runPanelCell, type PanelBank, type PanelCellInputs } from './panelCell.ts';
+import { runPanelCell, type PanelBank, type PanelCellInputs, type PanelCellSpec } from './panelCell.ts';
+import { runFinetunePlan, type RunFinetunePlanOptions } from './panelFinetune.ts';
 import {
   bankRefusal,
+  datasetPairs,
   datasetSettings,
   panelCellKey,
   panelCells,
+  planAmazonPool,
   planCaps,
+  planPairsRefusal,
   type PanelCellRef,
   type PanelPlan,
 } from './panelPlan.ts';
@@ -103,6 +112,48 @@ export function imageViewRenderer(
     if (view === 'clean') return normalise(img);
     const rng = viewRng(bankSeed, row, view, k);
     return normalise(view === 'weak' ? weakCifarView(img, size, rng) : strongCifarView(img, size, rng));
+  };
+}
+
+/** Photos kept resized (256×256, ≈ 192 KB each): more than an extraction batch of the CLI (256). */
+const RESIZED_PHOTOS_KEPT = 512;
+
+/**
+ * The bank input of one view of one photo (Image-CLEF, VisDA; §6.1): the file decoded (a file that
+ * does not decode fails with its path, §4.2), then its clean (Resize 256×256 → CenterCrop 224), weak
+ * (Resize → RandomCrop 224 → flip) or strong (weak → RandAugment → Cutout) view from the view's own
+ * generator, ImageNet-normalised. Every view starts from the same 256×256 resize, so each row is
+ * decoded and resized once per batch and the views are drawn from it (a 256→256 resize is the
+ * identity in Pillow's filter, so the pipeline's own resize leaves it as it is).
+ */
+export function photoViewRenderer(
+  loaded: LoadedLocalSplit,
+  bankSeed: number,
+): (variant: string, view: BankView, k: number, row: number) => Float32Array {
+  const resized = new Map<number, Uint8Array>();
+  const resizedOf = (row: number) => {
+    let rgb = resized.get(row);
+    if (!rgb) {
+      let img;
+      try {
+        img = decodeImageRgb(loaded.rows.images![row]);
+      } catch (e) {
+        throw new Error(`${loaded.local.paths[row]}: ${e instanceof Error ? e.message : String(e)}.`, {
+          cause: e,
+        });
+      }
+      rgb = resizeBilinear(img, PHOTO_RESIZE, PHOTO_RESIZE).rgb;
+      if (resized.size >= RESIZED_PHOTOS_KEPT) resized.delete(resized.keys().next().value!);
+      resized.set(row, rgb);
+    }
+    return rgb;
+  };
+  // The clean view draws nothing; imageView still takes a generator.
+  const noDraws = viewRng(bankSeed, 0, 'weak', 0);
+  return (_variant, view, k, row) => {
+    const rgb = resizedOf(row);
+    const rng = view === 'clean' ? noDraws : viewRng(bankSeed, row, view, k);
+    return normalise(imageView('photo', view, rgb, PHOTO_RESIZE, PHOTO_RESIZE, rng).rgb);
   };
 }
 
@@ -208,6 +259,7 @@ export interface ExtractHooks {
 
 /** Extracts the bank of one image split; returns the builder (complete: `toFile()` gives the file). */
 export async function extractImageBank(r: ImageBankRequest, hooks: ExtractHooks = {}): Promise<BankBuilder> {
+  if (isLocal(r.loaded)) return extractPanelBank(r, photoViewRenderer(r.loaded, r.seed), hooks);
   const size = HUB_DATASETS[r.loaded.dataset]?.imageSize ?? 32;
   return extractPanelBank(r, imageViewRenderer(r.loaded, size, r.seed), hooks);
 }
@@ -250,7 +302,13 @@ async function extractPanelBank(
  * The cells' view of a panel's two banks (train and test files), `plain` the in-distribution variant;
  * the views (K_w, K_s, seed) are the train bank's, where L and U come from.
  */
-export function panelBankOf(train: Bank, test: Bank, plain: 'colour' | 'text' = 'colour'): PanelBank {
+export function panelBankOf(
+  train: Bank,
+  test: Bank,
+  plain: 'colour' | 'text' = 'colour',
+  /** Which pool file the second bank serves: the official test split, or a pair's target domain. */
+  second: 'test' | 'target' = 'test',
+): PanelBank {
   if (train.key.weightsSha256 !== test.key.weightsSha256 || train.key.feature !== test.key.feature)
     throw new Error(
       'The train and test banks come from different backbones or weights: make both with the same.',
@@ -264,7 +322,7 @@ export function panelBankOf(train: Bank, test: Bank, plain: 'colour' | 'text' = 
     sha256: train.sha256,
     plain,
     rows: (file: PoolFile, variant, view, k, rowIds) =>
-      (file === 'test' ? test : train).rows(variant, view, view === 'clean' ? 0 : k, rowIds),
+      (file === second ? test : train).rows(variant, view, view === 'clean' ? 0 : k, rowIds),
   };
 }
 
@@ -278,6 +336,8 @@ export function panelRowsNeeded(
   plan: PanelPlan,
   dataset: PanelDataset['id'],
   labels: PanelLabels,
+  /** distribution panels: the pair whose cells these labels are of. */
+  pair: string | null = null,
 ): Map<PoolFile, Uint32Array> | null {
   const caps = planCaps(plan);
   if (!caps) return null;
@@ -288,6 +348,7 @@ export function panelRowsNeeded(
     for (const id of ids) set.add(id);
   };
   for (const c of panelCells({ ...plan, datasets: [dataset] })) {
+    if (c.pair !== pair) continue;
     const drawn = panelSplit(panelRuleOf(dataset, c.setting), labels, c.labels, T_GRID[c.tIndex], c.seed);
     const { split } = capPanelSplit(drawn, labels, caps, c.seed);
     add(split.labeledFrom, split.labeled);
@@ -332,6 +393,88 @@ export function panelBankSpecs(
   }));
 }
 
+/** The bank of one domain of a distribution dataset (a Hub split or a local domain folder). */
+export interface DomainBankSpec {
+  /** `${dataset}/${split}`: 'image-clef/i', 'imdb/train', 'amazon_polarity/test'. */
+  domain: string;
+  variants: string[];
+  Kw: number;
+  Ks: number;
+  /** A capped plan's rows of the domain over all its pairs; null = every row. */
+  rowIds: Uint32Array | null;
+}
+
+/** One pair of a distribution panel as loaded: its labels and which domain each role reads. */
+export interface LoadedPair {
+  pair: string;
+  labels: PanelLabels;
+  /** `${dataset}/${split}` of the source (L, E, U_in) and target (U_out) domains. */
+  source: string;
+  target: string;
+}
+
+/**
+ * The banks a plan needs of a distribution panel: one per domain, shared by every pair that reads
+ * it (i→p and p→i use the same banks of i and p). Every domain gets the plan's views: a source gives
+ * L and U_in, a target U_out (E is read clean from the source). A capped plan's bank of a domain
+ * holds the rows its cells read in any pair.
+ */
+export function pairBankSpecs(
+  plan: PanelPlan,
+  dataset: PanelDataset['id'],
+  pairs: readonly LoadedPair[],
+  views: { Kw: number; Ks: number },
+): DomainBankSpec[] {
+  const plain = PANEL_DATASETS[dataset].modality === 'image' ? 'colour' : 'text';
+  const rows = new Map<string, Set<number> | null>();
+  for (const p of pairs) {
+    const needed = panelRowsNeeded(plan, dataset, p.labels, p.pair);
+    for (const [role, domain] of [
+      ['source', p.source],
+      ['target', p.target],
+    ] as const) {
+      if (!needed) {
+        rows.set(domain, null);
+        continue;
+      }
+      const set = rows.get(domain) ?? new Set<number>();
+      for (const r of needed.get(role) ?? []) set.add(r);
+      rows.set(domain, set);
+    }
+  }
+  return [...rows].map(([domain, set]) => ({
+    domain,
+    variants: [plain],
+    Kw: views.Kw,
+    Ks: views.Ks,
+    rowIds: set ? Uint32Array.from([...set].sort((a, b) => a - b)) : null,
+  }));
+}
+
+/**
+ * §5.5's sizes of a distribution pair on standard data (|E| and n_u = |U_in| + |U_out|), asserted
+ * before any cell runs: a source or target of another size than the benchmark's says so here, in
+ * words, instead of as odd curves. Nonstandard local data (§4.2) is exempt: it runs, flagged.
+ */
+export function checkPairSizes(dataset: PanelDataset['id'], pair: string, labels: PanelLabels): void {
+  const expected: Record<string, { E: number; nu: number }> = {
+    'imdb->amazon': { E: 12_450, nu: 12_450 },
+    'train->validation': { E: 76_149, nu: 55_388 },
+    'validation->train': { E: 27_644, nu: 27_644 },
+  };
+  const want = expected[pair] ?? (dataset === 'image-clef' ? { E: 250, nu: 250 } : null);
+  if (!want) return;
+  const nS = labels.train.length;
+  const nT = labels.target?.length ?? 0;
+  const E = Math.ceil((nS - PANEL_DATASETS[dataset].labels.distribution!) / 2);
+  const nu = Math.min(nT, nS - PANEL_DATASETS[dataset].labels.distribution! - E);
+  if (E !== want.E || nu !== want.nu)
+    throw new Error(
+      `${PANEL_DATASETS[dataset].title} ${pair}: a source of ${nS} rows and a target of ${nT} give |E| = ${E} and ` +
+        `|U| = ${nu}; §5.5 expects |E| = ${want.E} and |U| = ${want.nu}. The files are not the benchmark's.`,
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Plans (the cells themselves: panelPlan.ts)
 
@@ -349,8 +492,11 @@ export interface PanelFiles {
 }
 
 export interface RunPanelPlanOptions {
-  /** The panel's files, labels and banks (loading and extracting them as needed). */
-  files(dataset: PanelDataset['id'], settings: Setting[]): Promise<PanelFiles>;
+  /**
+   * The panel's files, labels and banks (loading and extracting them as needed); called once per
+   * dataset, or once per pair of a distribution dataset (the caller shares domains and banks).
+   */
+  files(dataset: PanelDataset['id'], settings: Setting[], pair: string | null): Promise<PanelFiles>;
   env: PanelCellInputs['env'];
   /** Keys (panelCellKey) of cells already done: skipped. */
   done?: ReadonlySet<string>;
@@ -362,33 +508,72 @@ export interface RunPanelPlanOptions {
   now?: () => number;
   /** ISO time for each record's created_at (the caller's clock). */
   clock: () => string;
+  /** A finetune plan's rows and network (panelFinetune.ts); it reads no banks. */
+  finetuneFiles?: RunFinetunePlanOptions['files'];
 }
 
-/** Runs the plan's cells not yet done, dataset by dataset; returns how many ran. */
+/** Runs the plan's cells not yet done, dataset by dataset (pair by pair); returns how many ran. */
 export async function runPanelPlan(plan: PanelPlan, o: RunPanelPlanOptions): Promise<number> {
+  if (plan.tier === 'finetune') {
+    if (!o.finetuneFiles) throw new Error('A finetune plan trains on the panel rows: give finetuneFiles.');
+    return runFinetunePlan(plan, { ...o, files: o.finetuneFiles });
+  }
+  const refusal = planPairsRefusal(plan);
+  if (refusal) throw new Error(refusal);
   const all = panelCells(plan);
   const done = o.done ?? new Set<string>();
   let finished = all.filter((c) => done.has(panelCellKey(c))).length;
   let ran = 0;
-  for (const dataset of plan.datasets) {
-    const cells = all.filter((c) => c.dataset === dataset && !done.has(panelCellKey(c)));
-    if (!cells.length) continue;
-    const files = await o.files(dataset, datasetSettings(dataset, plan));
+  for (const dataset of plan.datasets)
+    for (const pair of datasetPairs(dataset, plan)) {
+      const cells = all.filter((c) => c.dataset === dataset && c.pair === pair && !done.has(panelCellKey(c)));
+      if (!cells.length) continue;
+      const files = await o.files(dataset, datasetSettings(dataset, plan), pair);
+      ran += await runCells(
+        plan,
+        o,
+        dataset,
+        pair,
+        files,
+        cells,
+        () => finished++,
+        () => finished,
+        all.length,
+      );
+    }
+  return ran;
+}
+
+async function runCells(
+  plan: PanelPlan,
+  o: RunPanelPlanOptions,
+  dataset: PanelDataset['id'],
+  pair: string | null,
+  files: PanelFiles,
+  cells: readonly PanelCellRef[],
+  advance: () => void,
+  finished: () => number,
+  total: number,
+): Promise<number> {
+  let ran = 0;
+  {
     for (const ref of cells) {
-      o.onCellStart?.(ref, finished, all.length);
+      o.onCellStart?.(ref, finished(), total);
       const bank = files.bankFor(ref.setting);
       const refusal = bankRefusal([ref.method], bank.Kw, bank.Ks);
       if (refusal) throw new Error(refusal);
       const cell = await runPanelCell(
         {
           dataset,
-          pair: null,
+          pair,
+          ...(dataset === 'imdb-amazon' ? { amazonPool: planAmazonPool(plan) } : {}),
           setting: ref.setting,
           labels: ref.labels,
           tIndex: ref.tIndex,
           seed: ref.seed,
           method: ref.method,
-          tier: plan.tier,
+          // finetune plans never get here: runPanelPlan hands them to panelFinetune.ts.
+          tier: plan.tier as PanelCellSpec['tier'],
           quirks: plan.quirks,
           caps: planCaps(plan),
           steps: plan.steps,
@@ -407,17 +592,59 @@ export async function runPanelPlan(plan: PanelPlan, o: RunPanelPlanOptions): Pro
         { tick: o.tick, now: o.now },
       );
       await o.onCell(cell, ref);
-      finished++;
+      advance();
       ran++;
     }
   }
   return ran;
 }
 
-/** Loads a panel's Hub files through `load`, hashes them (§4.4), and says what its records will list. */
+/**
+ * A local domain (Image-CLEF, VisDA) as a panel file: its rows' file bytes in canonical order, the
+ * §4.4 `rsb-files/1` hash, and what the record says of the folder (§4.2: other counts are flagged).
+ */
+export interface LoadedLocalSplit extends LoadedHubSplit {
+  local: { name: string; contentSha256: string; nonstandard: boolean; paths: string[] };
+}
+
+export function localSplit(ds: LocalDataset, domain: string): LoadedLocalSplit {
+  const d = localDomain(ds, domain);
+  return {
+    dataset: ds.id,
+    split: domain,
+    rows: { labels: Int32Array.from(d.rows, (r) => r.label), images: d.rows.map((r) => r.bytes) },
+    rowOrder: 'canonical',
+    files: [],
+    local: {
+      name: ds.root || ds.id,
+      contentSha256: d.sha256,
+      nonstandard: d.nonstandard,
+      paths: d.rows.map((r) => (ds.root ? `${ds.root}/${r.path}` : r.path)),
+    },
+  };
+}
+
+const isLocal = (l: LoadedHubSplit): l is LoadedLocalSplit => 'local' in l;
+
+/** The §4.4 hash of a loaded panel file: a local domain's file hash, or its decoded content's. */
+export function panelFileHash(l: LoadedHubSplit, modality: 'image' | 'text'): string {
+  if (isLocal(l)) return l.local.contentSha256;
+  return modality === 'text' ? textSplitHash(l) : imageSplitHash(l, HUB_DATASETS[l.dataset]?.imageSize ?? 32);
+}
+
+/** `${dataset}/${split}`: how banks and pairs name a panel file. */
+export const panelFileName = (l: { dataset: string; split: string }): string => `${l.dataset}/${l.split}`;
+
+/**
+ * Loads a panel's files through `load` (Hub splits, or local domains for Image-CLEF and VisDA),
+ * hashes them (§4.4), and says what its records will list. Files are keyed by their role:
+ * `train` and `test`, or for a pair `train` (its source) and `target`. A pair's sizes are checked
+ * against §5.5 (standard data only).
+ */
 export async function loadPanel(
   dataset: PanelDataset['id'],
   load: (file: { dataset: string; split: string }) => Promise<LoadedHubSplit>,
+  opts: { pair?: string | null; amazonPool?: 'train' | 'test' } = {},
 ): Promise<{
   labels: PanelLabels;
   splits: Map<string, LoadedHubSplit>;
@@ -425,22 +652,29 @@ export async function loadPanel(
   dataset: PanelCellInputs['dataset'];
 }> {
   const panel = PANEL_DATASETS[dataset];
+  const pair = panel.pairs ? (opts.pair ?? panel.pairs[0]) : null;
+  const files = panelFiles(dataset, pair, opts.amazonPool);
   const splits = new Map<string, LoadedHubSplit>();
-  const labels = await panelLabels(
-    dataset,
-    async (f) => {
-      const split = await load(f);
-      splits.set(f.split, split);
-      return split.rows.labels;
-    },
-    null,
-  );
-  const size = HUB_DATASETS[dataset]?.imageSize ?? 32;
-  const hashes = new Map(
-    [...splits].map(([split, l]) => [
-      split,
-      panel.modality === 'text' ? textSplitHash(l) : imageSplitHash(l, size),
-    ]),
+  for (const [role, f] of [
+    ['train', files.train],
+    ['test', files.test],
+    ['target', files.target],
+  ] as const)
+    if (f) splits.set(role, await load(f));
+  const labels: PanelLabels = {
+    train: splits.get('train')!.rows.labels,
+    test: splits.get('test')?.rows.labels,
+    target: splits.get('target')?.rows.labels,
+    k: panel.k,
+  };
+  const hashes = new Map([...splits].map(([role, l]) => [role, panelFileHash(l, panel.modality)]));
+  const loaded = [...splits.values()];
+  const local = loaded.filter(isLocal);
+  const nonstandard = local.some((l) => l.local.nonstandard);
+  if (pair && !nonstandard) checkPairSizes(dataset, pair, labels);
+  // A pair's content names each domain (the same split name can be two datasets' files).
+  const hashLines = new Map(
+    [...splits].map(([role, l]) => [pair ? panelFileName(l) : l.split, hashes.get(role)!] as const),
   );
   return {
     labels,
@@ -448,12 +682,19 @@ export async function loadPanel(
     hashes,
     dataset: {
       id: dataset,
-      files: [...splits.values()].flatMap((l) => l.files),
-      content_sha256: panelContentHash(hashes),
-      N: [...splits.values()].reduce((a, l) => a + l.rows.labels.length, 0),
+      ...(local.length
+        ? {
+            local: {
+              name: local[0].local.name,
+              n_files: local.reduce((a, l) => a + l.rows.labels.length, 0),
+            },
+          }
+        : { files: loaded.flatMap((l) => l.files) }),
+      content_sha256: panelContentHash(hashLines),
+      N: loaded.reduce((a, l) => a + l.rows.labels.length, 0),
       k: panel.k,
-      row_order: [...splits.values()].some((l) => l.rowOrder === 'unverified') ? 'unverified' : 'canonical',
-      nonstandard: false,
+      row_order: loaded.some((l) => l.rowOrder === 'unverified') ? 'unverified' : 'canonical',
+      nonstandard,
     } as PanelCellInputs['dataset'],
   };
 }

@@ -189,11 +189,14 @@ describe('rac-bench bank and run on an image panel', () => {
       /--backbone tiny-conv: AG News takes a text backbone \(tiny-roberta, roberta-base, minilm-l6\)/,
     );
     const clef = await runCli(['bank', '--dataset', 'image-clef', '--out', join(dir, 'z.bank')]);
-    expect(clef.stderr).toMatch(/takes a Hub dataset .*Image-CLEF and VisDA need a JPEG decoder/);
+    expect(clef.stderr).toMatch(/--dataset image-clef: give --split <domain> \(c, i, p\) or --pair/);
+    // Pairs run (tests/unit/cli/panelRunPairs.test.ts); without their files, the reason.
     const pairs = await runCli([
       ...['run', '--dataset', 'imdb-amazon', '--bank-dir', join(dir, 'banks'), '--out', join(dir, 'p.json')],
     ]);
-    expect(pairs.stderr).toMatch(/IMDB → Amazon: its distribution panels .* do not run here yet/);
+    expect(pairs.stderr).toMatch(
+      /IMDB reviews is read from --data-dir DIR holding the Hub files of stanfordnlp\/imdb/,
+    );
     expect(pairs.code).toBe(2);
   }, 300_000);
 });

@@ -156,7 +156,7 @@ describe('hostile and broken links are refused with a clear message', () => {
   it('an unknown (newer) format', () => {
     expectLinkError(
       rawPayload('{}', 9),
-      /format 9, which this version of RAC Bench cannot read \(it reads format 1\)/,
+      /format 9, which this version of RAC Bench cannot read \(it reads formats 1 and 2\)/,
     );
   });
   it('oversized text, before anything is decoded', () => {

@@ -32,6 +32,7 @@ describe('panel plans', () => {
     expect(new Set(cells.map(panelCellKey)).size).toBe(32);
     expect(cells[0]).toEqual({
       dataset: 'cifar10',
+      pair: null,
       setting: 'label',
       labels: 100,
       method: 'supervised',
