@@ -10,6 +10,7 @@
  * (format `rac-bench-bench/1`) and bench-results/latest.json, so runs can be compared:
  *   npm run bench -- --compare bench-results/<older>.json
  * Options: --skip-browser, --skip-node, --skip-python, --workers N, --seeds 0-4, --algorithms lp,ls,xgb.
+ * `--modal [options]` runs the image/text bench instead (scripts/bench/modal.mjs, npm run bench:modal).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,15 @@ import { parseArgs, promisify } from 'node:util';
 
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
+if (process.argv.includes('--modal')) {
+  // The image/text bench has its own options: hand them all over (parseArgs below would refuse them).
+  const { spawnSync } = await import('node:child_process');
+  const args = process.argv.slice(2).filter((a) => a !== '--modal');
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/bench/modal.mjs'), ...args], {
+    stdio: 'inherit',
+  });
+  process.exit(r.status ?? 1);
+}
 const { values: opt } = parseArgs({
   options: {
     'skip-browser': { type: 'boolean' },
