@@ -15,6 +15,8 @@ export default tseslint.config(
       'test-results/',
       'playwright-report/',
       'bench-results/',
+      '.device/',
+      'device-out/',
       'public/',
       'tests/fixtures/',
       '**/*.py',

@@ -9,8 +9,15 @@
  * dispatched (tf.profile) and the bytes uploaded to / read back from the backend (stepStats.ts);
  * writes bench-results/deep-latest.json. The load average before and after is printed: the times
  * are only comparable on a quiet machine.
+ * Threads: the TS side runs one thread (tfjs-wasm without threads), so PyTorch runs one too
+ * (--torch-threads 1: torch's and OpenBLAS's pools, deep_step.py). With its default pools
+ * (--torch-threads default) Debian's PyTorch ran OpenBLAS on both cores, its CPU time ≈ 2 × its
+ * wall time, part of it spin-waiting. At one thread each, CPU time ≈ wall time on a quiet machine;
+ * on a shared one the CPU ratio is the fairer (wall time counts time spent descheduled).
+ * Relaxed SIMD: the TS side runs under `--experimental-wasm-relaxed-simd` (Chrome ≥ 114 has it on
+ * by default, so this is how the page runs); --relaxed-simd off runs without it (plain SIMD).
  * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 1  --predict-rows 4096
- *          --torch-threads default|1
+ *          --torch-threads 1|default  --relaxed-simd on|off
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,7 +35,8 @@ const { values: opt } = parseArgs({
     methods: { type: 'string', default: ALL },
     reps: { type: 'string', default: '1' },
     'predict-rows': { type: 'string', default: '4096' },
-    'torch-threads': { type: 'string', default: 'default' },
+    'torch-threads': { type: 'string', default: '1' },
+    'relaxed-simd': { type: 'string', default: 'on' },
   },
 });
 const ds = opt.datasets
@@ -40,7 +48,22 @@ const big = { cwd: ROOT, maxBuffer: 1 << 26 };
 
 const load0 = loadavg();
 const ts = JSON.parse(
-  (await run('npx', ['tsx', 'scripts/bench/deepStep.ts', ...args], big)).stdout.trim().split('\n').pop(),
+  (
+    await run(
+      process.execPath,
+      [
+        ...(opt['relaxed-simd'] === 'off' ? [] : ['--experimental-wasm-relaxed-simd']),
+        '--import',
+        'tsx',
+        'scripts/bench/deepStep.ts',
+        ...args,
+      ],
+      big,
+    )
+  ).stdout
+    .trim()
+    .split('\n')
+    .pop(),
 );
 let py = null;
 try {
@@ -58,6 +81,11 @@ const load1 = loadavg();
 const kb = (x) =>
   x === undefined ? '—' : x >= 1 << 20 ? `${(x / (1 << 20)).toFixed(1)} MB` : `${(x / 1024).toFixed(1)} kB`;
 console.log(`TS: ${ts.runtime}\nPyTorch: ${py?.runtime ?? 'not run'}`);
+console.log(
+  opt['torch-threads'] === '1'
+    ? 'One thread each side: CPU time ≈ wall time on a quiet machine; on a shared one the CPU ratio is the fair one.'
+    : `PyTorch threads: ${opt['torch-threads']} (TS: one): the wall ratio compares unequal thread counts; PyTorch's CPU time includes its pools' spin-waiting.`,
+);
 console.log(`load average (1 min) ${load0[0].toFixed(2)} before, ${load1[0].toFixed(2)} after\n`);
 console.log(
   'step (median after 1 warm-up)   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back',

@@ -4,18 +4,22 @@
  * batch sizes and loop as scripts/bench/deep_step.py. After the timed steps, one more step is run
  * with host ↔ backend transfers counted and one under tf.profile for its kernel count
  * (stepStats.ts). Prints one JSON object.
- * Usage: tsx scripts/bench/deepStep.ts DATASETS METHODS REPS PREDICT_ROWS [BACKEND]
+ * Usage: node [--experimental-wasm-relaxed-simd] --import tsx scripts/bench/deepStep.ts DATASETS
+ *        METHODS REPS PREDICT_ROWS [BACKEND] [auto|simd]
+ * (simd: the plain-SIMD build of the deep wasm kernels even where relaxed SIMD validates.)
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
-import { deepWasmAvailable } from '../../src/lib/models/deep/batchMatMul.ts';
+import { deepWasmFlavour, preferDeepWasmFlavour } from '../../src/lib/models/deep/batchMatMul.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
 import { countTransfers, profileKernels } from './stepStats.ts';
 
-const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm'] = process.argv.slice(2);
+const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm', kernels = 'auto'] = process.argv.slice(2);
+// 'simd': the plain-SIMD build of the deep kernels even where relaxed SIMD validates (A/B runs).
+if (kernels === 'simd') preferDeepWasmFlavour('simd');
 await tf.setBackend(backend);
 await tf.ready();
 const out: {
@@ -35,9 +39,11 @@ const out: {
 } = {
   runtime: `tfjs ${tf.version.tfjs} ${tf.getBackend()} (Node ${process.version})${
     tf.getBackend() === 'wasm'
-      ? deepWasmAvailable()
-        ? ', deep kernels: WebAssembly SIMD (batchMatMul.wat)'
-        : ', deep kernels: JavaScript (no WebAssembly SIMD)'
+      ? deepWasmFlavour() === 'relaxed-simd'
+        ? ', deep kernels: WebAssembly relaxed SIMD (batchMatMul.wat, GEMM multiply-adds as FMA)'
+        : deepWasmFlavour() === 'simd'
+          ? `, deep kernels: WebAssembly SIMD (batchMatMul.wat; ${kernels === 'simd' ? 'relaxed SIMD not used' : 'no relaxed SIMD in this engine'})`
+          : ', deep kernels: JavaScript (no WebAssembly SIMD)'
       : ''
   }`,
   steps: {},

@@ -17,9 +17,16 @@
  * The same module (one instance per backend memory, `deepWasmKernels`) also holds the trainer's
  * other WebAssembly kernels, which fusedKernels.ts registers: a GEMM with transposed operands and
  * bias, the FT-Transformer's fused element-wise ops and the optimiser step.
+ *
+ * The module comes in two builds (scripts/wasm/build.mjs): plain SIMD, and relaxed SIMD, whose GEMM
+ * micro-kernel multiply-adds are `f32x4.relaxed_madd` (an FMA on x86-64 with FMA3 and on arm64:
+ * ≈ 10–20 % faster GEMMs on the reference Zen 4 machine; one rounding per multiply-add instead of
+ * two, so results move at float32 rounding level). The relaxed build runs where the engine
+ * validates it (Chrome and Edge ≥ 114, whose V8 has it on; Node 20's V8 only with
+ * --experimental-wasm-relaxed-simd), else the plain one; `deepWasmFlavour()` says which, and fits record it.
  */
 import * as tf from '@tensorflow/tfjs';
-import { BATCH_MATMUL_WASM_BASE64 } from './batchMatMulWasm.ts';
+import { BATCH_MATMUL_RELAXED_WASM_BASE64, BATCH_MATMUL_WASM_BASE64 } from './batchMatMulWasm.ts';
 
 interface WasmData {
   memoryOffset: number;
@@ -149,18 +156,44 @@ const MAX_PACKED = 64 * 1024;
 let installed = false;
 /** Products served by this kernel and handed back to tfjs's (tests, benchmarks). */
 export const batchMatMulCounts = { simd: 0, tfjs: 0 };
-const modules = new WeakMap<WebAssembly.Memory, DeepWasmKernels>();
-let valid: boolean | null = null;
+/** Which build of the module runs: relaxed SIMD (FMA), plain SIMD, or none (no WebAssembly SIMD). */
+export type DeepWasmFlavour = 'relaxed-simd' | 'simd';
+const BYTES: Record<DeepWasmFlavour, string> = {
+  'relaxed-simd': BATCH_MATMUL_RELAXED_WASM_BASE64,
+  simd: BATCH_MATMUL_WASM_BASE64,
+};
+const modules = new WeakMap<WebAssembly.Memory, Partial<Record<DeepWasmFlavour, DeepWasmKernels>>>();
+const valid: Partial<Record<DeepWasmFlavour, boolean>> = {};
+/** Set by `preferDeepWasmFlavour` (tests, benchmarks): the plain build even where relaxed validates. */
+let preferPlain = false;
 
 /** The module's bytes (atob: browsers, workers and Node ≥ 16 alike). */
 function decode(b64: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 }
 
+function validates(f: DeepWasmFlavour): boolean {
+  valid[f] ??= typeof WebAssembly === 'object' && WebAssembly.validate(decode(BYTES[f]));
+  return valid[f];
+}
+
 /** Whether this engine can run the module (WebAssembly with SIMD). */
 export function deepWasmAvailable(): boolean {
-  valid ??= typeof WebAssembly === 'object' && WebAssembly.validate(decode(BATCH_MATMUL_WASM_BASE64));
-  return valid;
+  return validates('simd');
+}
+
+/** The build that runs here: the relaxed one where the engine validates it, else plain SIMD; null: neither. */
+export function deepWasmFlavour(): DeepWasmFlavour | null {
+  if (!preferPlain && validates('relaxed-simd')) return 'relaxed-simd';
+  return validates('simd') ? 'simd' : null;
+}
+
+/**
+ * Runs the plain-SIMD build from now on even where the relaxed one validates (`'simd'`), or goes
+ * back to the best one (`'auto'`): lets a test or a benchmark compare both in one process.
+ */
+export function preferDeepWasmFlavour(f: 'simd' | 'auto'): void {
+  preferPlain = f === 'simd';
 }
 
 /** The kernels instantiated on a wasm backend's memory (one instance per memory, made on first use). */
@@ -170,12 +203,15 @@ export function deepWasmKernels(backend: {
   const memory = backend.wasm.asm?.memory;
   if (!(memory instanceof WebAssembly.Memory)) return null;
   if (typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer) return null;
-  if (!deepWasmAvailable()) return null;
-  let k = modules.get(memory);
+  const flavour = deepWasmFlavour();
+  if (!flavour) return null;
+  let byFlavour = modules.get(memory);
+  if (!byFlavour) modules.set(memory, (byFlavour = {}));
+  let k = byFlavour[flavour];
   if (!k) {
-    const mod = new WebAssembly.Module(decode(BATCH_MATMUL_WASM_BASE64));
+    const mod = new WebAssembly.Module(decode(BYTES[flavour]));
     k = new WebAssembly.Instance(mod, { env: { memory } }).exports as unknown as DeepWasmKernels;
-    modules.set(memory, k);
+    byFlavour[flavour] = k;
   }
   return k;
 }

@@ -171,11 +171,16 @@
   ;; A in 5-row panels (MC = 100 rows), then a 5 × 8 micro-kernel of ten f32x4 accumulators (p
   ;; unrolled twice; 5 rows leave V8 enough of the 16 SIMD registers not to spill) sums over p in
   ;; order; blocks of p after the first add into C. Transposed operands cost nothing extra: they
-  ;; are read through strides while packing. (A relaxed-SIMD FMA form measured no faster on the
-  ;; reference Zen 4 machine, whose separate multiply and add pipes match FMA throughput.)
-  ;; micro-kernel 6x8: C tile (+)= Apanel[kc x 6] . Bpanel[kc x 8]
-  ;; ap: packed A (per p: 6 floats), bp: packed B (per p: 8 floats)
+  ;; are read through strides while packing.
+  ;; Relaxed SIMD: scripts/wasm/build.mjs also emits a second module in which every multiply-add
+  ;; `(f32x4.add (local.get $c) (f32x4.mul (local.get $a) (local.get $b)))` between the
+  ;; @relaxed-madd markers becomes `f32x4.relaxed_madd` (one FMA where the engine fuses it: fewer
+  ;; instructions in the loop, one rounding instead of two); batchMatMul.ts runs it where the
+  ;; engine validates it (Chrome ≥ 114; Node 20 with --experimental-wasm-relaxed-simd).
+  ;; micro-kernel 5x8: C tile (+)= Apanel[kc x 5] . Bpanel[kc x 8]
+  ;; ap: packed A (per p: 5 floats), bp: packed B (per p: 8 floats)
   ;; out: destination, ldc in bytes; mode 0 = store, 1 = add to existing
+  ;; @relaxed-madd begin
   (func $micro (param $ap i32) (param $bp i32) (param $kc i32) (param $out i32) (param $ldc i32) (param $mode i32)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $o i32) (local $kk i32)
     (local.set $kk (i32.sub (local.get $kc) (i32.rem_u (local.get $kc) (i32.const 2))))
@@ -277,6 +282,7 @@
     (v128.store offset=16 (local.get $o) (local.get $c41))
     (local.set $o (i32.add (local.get $o) (local.get $ldc)))
   )
+  ;; @relaxed-madd end
 
   ;; C[m x n] (row-major, contiguous) = A . B (+ C when acc = 1)
   ;; A(i,p) at a + 4*(i*sAi + p*sAp); B(p,j) at b + 4*(p*sBp + j*sBj)

@@ -341,13 +341,11 @@ function blockForward(
   const last = l === s.blocks - 1;
   const nq = last ? 1 : n;
   const a = (l > 0 ? layerNorm(h, P[p + 'ln0.g'], P[p + 'ln0.b']) : h) as tf.Tensor2D;
-  // Q, K, V in one product: [n·B, D] × [D, 3D].
-  const qkv = linear(
-    a,
-    tf.concat([P[p + 'Wq'], P[p + 'Wk'], P[p + 'Wv']], 1),
-    tf.concat([P[p + 'bq'], P[p + 'bk'], P[p + 'bv']]),
-  );
-  const [qAll, kLin, vLin] = tf.split(qkv, 3, 1);
+  // Q, K, V as three products [n·B, D] × [D, D]: the same sums, column by column, as one product
+  // with the weights concatenated, without the concatenation and the copies splitting its output.
+  const qAll = linear(a, P[p + 'Wq'], P[p + 'bq']);
+  const kLin = linear(a, P[p + 'Wk'], P[p + 'bk']);
+  const vLin = linear(a, P[p + 'Wv'], P[p + 'bv']);
   // Token mixing: K ← E_k K along the token axis (one [n,n] × [n, B·D] product in this layout).
   const k0 = tf.reshape(kLin, [n, B * D]) as tf.Tensor2D;
   const v0 = tf.reshape(vLin, [n, B * D]) as tf.Tensor2D;
@@ -480,9 +478,14 @@ function forwardTrain(
       const hin = h;
       if (recompute) h = tf.tidy(() => blockForward(s, l, P, hin, B, drops[l]).out);
       else {
-        const r = blockForward(s, l, P, hin, B, drops[l]);
-        caches.push(r.cache);
-        h = r.out;
+        // Kept: the output and the cache; the block's other intermediates (the fused QKV product,
+        // concatenated weights, …) go now rather than at the end of the step (half the peak memory).
+        const [out, ...kept] = tf.tidy(() => {
+          const r = blockForward(s, l, P, hin, B, drops[l]);
+          return [r.out, ...CACHE_KEYS.map((key) => r.cache[key])];
+        });
+        caches.push(Object.fromEntries(CACHE_KEYS.map((key, i) => [key, kept[i]])) as unknown as BlockCache);
+        h = out as tf.Tensor2D;
       }
     }
     const { logits, ln } = headForward(P, h);
