@@ -11,7 +11,7 @@ import { PANEL_DATASETS, panelRuleOf, type PanelDataset } from '../data/modal/pa
 import { bankViews } from '../models/deep/bankViews.ts';
 import { mlpHead, robertaHead } from '../models/deep/head.ts';
 import { createMethod } from '../models/deep/methods/index.ts';
-import type { PanelMethod } from './panelPlan.ts';
+import { panelMethodParams, type PanelMethod } from './panelPlan.ts';
 import { DeepTrainer, type TrainerConfig } from '../models/deep/trainer.ts';
 import { streamSeed } from '../models/fitContext.ts';
 import { indicesSha256 } from '../protocol/indicesHash.ts';
@@ -159,7 +159,7 @@ export async function runPanelCell(
   const method = createMethod(
     spec.method === 'supervised' ? 'ftt' : spec.method,
     'rsb',
-    spec.method === 'supervised' ? {} : { mu: 1, lambdaU: 1 },
+    panelMethodParams(spec.method, spec.dataset, spec.setting),
   );
   const cfg: TrainerConfig = {
     network,

@@ -35,6 +35,7 @@ import {
   datasetSettings,
   panelCellKey,
   panelCells,
+  panelMethodParams,
   planCaps,
   type PanelCellRef,
   type PanelPlan,
@@ -185,7 +186,7 @@ export async function runFinetuneCell(
   const method = createMethod(
     spec.method === 'supervised' ? 'ftt' : spec.method,
     'rsb',
-    spec.method === 'supervised' ? {} : { mu: 1, lambdaU: 1 },
+    panelMethodParams(spec.method, spec.dataset, spec.setting),
   );
   const dropout = files.modality === 'text' ? TEXT_DROPOUT : 0;
   const cfg: TrainerConfig = {

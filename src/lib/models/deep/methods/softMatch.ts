@@ -17,6 +17,12 @@ export interface SoftMatchParams {
   mu: number;
   threshold: number;
   temperature: number;
+  /**
+   * Distribution alignment (LAMDA's `use_DA`): 1 on (the default, and the tabular protocol), 0 off.
+   * The image/text scripts set it per panel (PROTOCOL-IMAGE-TEXT.md §7.6: panelPlan.ts
+   * `softMatchAlignment`); off, the pseudo-label comes from p itself and p_lb, p_ulb are not tracked.
+   */
+  distAlign?: number;
 }
 /** The registry's defaults (registry.ts: one record per method). */
 export const SOFTMATCH_DEFAULTS: Readonly<SoftMatchParams> = Object.freeze(
@@ -27,6 +33,7 @@ type StateName = 'pLb' | 'pUlb' | 'muT' | 'varT';
 
 export function softMatch(p: Partial<SoftMatchParams> = {}): DeepMethod {
   const h = { ...SOFTMATCH_DEFAULTS, ...p };
+  const align = h.distAlign === undefined || h.distAlign !== 0;
   const st = new Map<StateName, tf.Variable>();
   const ema = (name: StateName, x: tf.Tensor) => {
     const v = st.get(name)!;
@@ -50,17 +57,20 @@ export function softMatch(p: Partial<SoftMatchParams> = {}): DeepMethod {
     },
     prepare: (io) => ({ student: [io.u[1]], aux: [tf.softmax(io.teacher(io.u[0]))] }),
     unsupervised(io, [p], [ls], logitsL) {
-      const pl = tf.softmax(sg(logitsL));
       const maxP = tf.max(p, 1);
       const n = maxP.shape[0];
       const mean = tf.mean(maxP);
       const varUnbiased = tf.div(tf.sum(tf.square(tf.sub(maxP, mean))), Math.max(n - 1, 1));
-      const pLb = ema('pLb', tf.mean(pl, 0));
-      const pUlb = ema('pUlb', tf.mean(p, 0));
       const muT = ema('muT', mean);
       const varT = ema('varT', varUnbiased);
-      const aligned = tf.mul(p, tf.div(pLb, pUlb));
-      const pt = tf.div(aligned, tf.sum(aligned, 1, true)) as tf.Tensor2D;
+      let pt = p as tf.Tensor2D;
+      if (align) {
+        const pl = tf.softmax(sg(logitsL));
+        const pLb = ema('pLb', tf.mean(pl, 0));
+        const pUlb = ema('pUlb', tf.mean(p, 0));
+        const aligned = tf.mul(p, tf.div(pLb, pUlb));
+        pt = tf.div(aligned, tf.sum(aligned, 1, true)) as tf.Tensor2D;
+      }
       const { max, arg } = maxArg(pt);
       const gap = tf.minimum(tf.sub(max, muT), 0);
       const g = tf.exp(tf.neg(tf.div(tf.square(gap), tf.div(tf.mul(varT, 2), 4))));
