@@ -17,8 +17,8 @@
  *          --heads image,text | none   --methods supervised,fixmatch,… (default: each modality's)
  *          --batches 2 (timed extraction batches)   --reps 10 (timed head steps)
  *          --image-batch 32   --text-batch 8   --backend wasm|cpu   --torch-threads default|N
- *          --simd-matmul (extraction with the trainer's SIMD batched matmul installed first: what
- *          the encoders would gain; the product's extraction runs with tfjs's own)
+ *          --tfjs-matmul (extraction with tfjs-wasm's own batched matmul; by default the SIMD one
+ *          is installed first, as the product's extractBank does)
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -51,7 +51,7 @@ const { values: opt } = parseArgs({
     'text-batch': { type: 'string', default: '8' },
     backend: { type: 'string', default: 'wasm' },
     'torch-threads': { type: 'string', default: 'default' },
-    'simd-matmul': { type: 'boolean', default: false },
+    'tfjs-matmul': { type: 'boolean', default: false },
   },
 });
 
@@ -118,7 +118,7 @@ const options = {
   batches: count('batches'),
   reps: count('reps'),
   backend: opt.backend,
-  simdMatmul: opt['simd-matmul'],
+  simdMatmul: !opt['tfjs-matmul'],
 };
 const big = { cwd: ROOT, maxBuffer: 1 << 26 };
 const lastLine = (s) => JSON.parse(s.trim().split('\n').pop());

@@ -314,10 +314,10 @@ const out: {
   extract: Record<string, ExtractResult>;
   heads: Record<string, HeadResult>;
 } = { runtime: '', extract: {}, heads: {} };
-// Extraction first: the product's extraction runs before any trainer installs the SIMD batched
-// matmul (trainer.ts), so the encoders here use tfjs-wasm's own BatchMatMul, as in a worker, unless
-// simdMatmul asks for it.
-const simd = options.simdMatmul === true && tf.getBackend() === 'wasm' && installWasmBatchMatMul();
+// The product's extractBank installs the SIMD batched matmul on wasm before its first batch (the
+// encoders' attention); simdMatmul: false measures tfjs-wasm's own instead. Heads: the trainer
+// installs it whatever this says, so compare extraction with both settings in separate runs.
+const simd = options.simdMatmul !== false && tf.getBackend() === 'wasm' && installWasmBatchMatMul();
 for (const [name, spec] of Object.entries(options.extract ?? {})) out.extract[name] = await extractRow(spec);
 for (const [name, spec] of Object.entries(options.heads ?? {}))
   for (const method of spec.methods) out.heads[`${name}/${method}`] = await headRow(spec, method);
@@ -326,5 +326,5 @@ out.runtime = `tfjs ${tf.version.tfjs} ${backend} (Node ${process.version})${
   backend === 'wasm'
     ? `, deep kernels: ${deepWasmAvailable() ? 'WebAssembly SIMD (batchMatMul.wat)' : 'JavaScript (no WebAssembly SIMD)'}`
     : ''
-}; extraction's batched matmul: ${simd ? 'the SIMD one (--simd-matmul)' : "tfjs's (as the product)"}`;
+}; extraction's batched matmul: ${simd ? 'the SIMD one (as extractBank)' : "tfjs's (--tfjs-matmul)"}`;
 console.log(JSON.stringify(out));

@@ -155,7 +155,8 @@ const MAX_PACKED = 64 * 1024;
 
 let installed = false;
 /** Products served by this kernel and handed back to tfjs's (tests, benchmarks). */
-export const batchMatMulCounts = { simd: 0, tfjs: 0 };
+/** Products served: by the SIMD kernel, by tfjs's, and of those by tfjs with operands transposed first. */
+export const batchMatMulCounts = { simd: 0, tfjs: 0, untransposed: 0 };
 /** Which build of the module runs: relaxed SIMD (FMA), plain SIMD, or none (no WebAssembly SIMD). */
 export type DeepWasmFlavour = 'relaxed-simd' | 'simd';
 const BYTES: Record<DeepWasmFlavour, string> = {
@@ -259,6 +260,51 @@ export function batchMatMulPlan(
   return { batch, m, k, n, outShape: [...outerShape, m, n], strides: [sAb, sAi, sAp, sBb, sBp, sBj] };
 }
 
+/**
+ * tfjs-wasm's product with a transposed operand leaves XNNPACK for a scalar loop: xᵀ·dy at
+ * [64, 2 048]ᵀ × [64, 256] (a head's weight gradient) took 109 ms of CPU against 5 ms for
+ * transpose(x)·dy, and dy·Wᵀ 36 ms against 3 ms (npm run bench:modal, head steps). So a float32
+ * product that asks for a transpose gets its operand transposed by the backend's Transpose kernel
+ * (O(m·k), one pass) and the plain XNNPACK product; other dtypes go to tfjs as they were.
+ */
+function untransposedFallback(args: BatchMatMulArgs, fallback: tf.KernelFunc): tf.TensorInfo {
+  const { inputs, backend, attrs } = args;
+  const { a, b } = inputs;
+  const call = (x: BatchMatMulArgs) =>
+    fallback(x as unknown as Parameters<tf.KernelFunc>[0]) as tf.TensorInfo;
+  const transpose = tf.getKernel('Transpose', 'wasm')?.kernelFunc;
+  if (
+    !transpose ||
+    a.dtype !== 'float32' ||
+    b.dtype !== 'float32' ||
+    (!attrs.transposeA && !attrs.transposeB)
+  )
+    return call(args);
+  const swapLast = (t: tf.TensorInfo): tf.TensorInfo => {
+    const r = t.shape.length;
+    const perm = [...t.shape.keys()];
+    [perm[r - 2], perm[r - 1]] = [perm[r - 1], perm[r - 2]];
+    return transpose({
+      inputs: { x: t },
+      backend,
+      attrs: { perm },
+    } as unknown as Parameters<tf.KernelFunc>[0]) as tf.TensorInfo;
+  };
+  batchMatMulCounts.untransposed++;
+  const at = attrs.transposeA ? swapLast(a) : a;
+  const bt = attrs.transposeB ? swapLast(b) : b;
+  try {
+    return call({
+      inputs: { a: at, b: bt },
+      backend,
+      attrs: { ...attrs, transposeA: false, transposeB: false },
+    });
+  } finally {
+    if (at !== a) backend.disposeData(at.dataId);
+    if (bt !== b) backend.disposeData(bt.dataId);
+  }
+}
+
 /** Replaces tfjs-wasm's BatchMatMul with the SIMD one for batched products (see the file comment). */
 export function installWasmBatchMatMul(): boolean {
   if (installed) return true;
@@ -276,7 +322,7 @@ export function installWasmBatchMatMul(): boolean {
     const bmm = plan && deepWasmKernels(backend)?.bmm;
     if (!plan || !bmm) {
       batchMatMulCounts.tfjs++;
-      return fallback(args as unknown as Parameters<tf.KernelFunc>[0]) as tf.TensorInfo;
+      return untransposedFallback(args, fallback);
     }
     batchMatMulCounts.simd++;
     const { batch, m, k, n, outShape, strides } = plan;

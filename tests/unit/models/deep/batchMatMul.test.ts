@@ -84,6 +84,53 @@ describe('SIMD batched matmul on tfjs-wasm', () => {
     expect(batchMatMulPlan([2, 3, 3, 4], [3, 2, 4, 5], false, false)).toBeNull(); // no broadcast
   });
 
+  it('a product tfjs keeps (2-D, oversized) takes its transposes as a Transpose + the plain product', async () => {
+    // A head's weight and input gradients: xᵀ·dy and dy·Wᵀ, and an oversized batched case; each
+    // equals the product of explicitly transposed operands exactly and a float64 sum closely.
+    const cases: Case[] = [
+      [[64, 300], [64, 40], true, false],
+      [[64, 40], [300, 40], false, true],
+      [[37, 20], [9, 37], true, true],
+      [[2, 300, 260], [2, 300, 7], true, false],
+    ];
+    for (const [sa, sb, ta, tb] of cases) {
+      const a = tf.randomNormal(sa, 0, 1, 'float32', 3);
+      const b = tf.randomNormal(sb, 0, 1, 'float32', 4);
+      const before = { tensors: tf.memory().numTensors, bytes: tf.memory().numBytes };
+      const tfjs = batchMatMulCounts.tfjs,
+        untransposed = batchMatMulCounts.untransposed;
+      const r = tf.matMul(a, b, ta, tb);
+      expect(batchMatMulCounts.tfjs).toBe(tfjs + 1);
+      expect(batchMatMulCounts.untransposed).toBe(untransposed + 1);
+      const swap = (t: tf.Tensor) => {
+        const perm = [...t.shape.keys()];
+        [perm[perm.length - 2], perm[perm.length - 1]] = [perm[perm.length - 1], perm[perm.length - 2]];
+        return tf.transpose(t, perm);
+      };
+      const at = ta ? swap(a) : a,
+        bt = tb ? swap(b) : b;
+      const plain = tf.matMul(at, bt);
+      expect(Array.from(await r.data())).toEqual(Array.from(await plain.data()));
+      // float64 reference of one batch's product
+      const [A, B] = [(await at.data()) as Float32Array, (await bt.data()) as Float32Array];
+      const [m, k] = at.shape.slice(-2),
+        n = bt.shape[bt.shape.length - 1];
+      const got = (await r.data()) as Float32Array;
+      let err = 0;
+      for (let i = 0; i < m; i++)
+        for (let j = 0; j < n; j++) {
+          let acc = 0;
+          for (let q = 0; q < k; q++) acc += A[i * k + q] * B[q * n + j];
+          err = Math.max(err, Math.abs(acc - got[i * n + j]));
+        }
+      expect(err).toBeLessThan(1e-4);
+      tf.dispose([r, plain, ...(at !== a ? [at] : []), ...(bt !== b ? [bt] : [])]);
+      expect(tf.memory().numTensors).toBe(before.tensors);
+      expect(tf.memory().numBytes).toBe(before.bytes);
+      tf.dispose([a, b]);
+    }
+  });
+
   it('gradients through the batched product match tfjs and nothing leaks', async () => {
     const a = tf.randomNormal([3, 4, 17, 24], 0, 1, 'float32', 1);
     const b = tf.randomNormal([3, 4, 24, 17], 0, 1, 'float32', 2);
