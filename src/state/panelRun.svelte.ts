@@ -15,6 +15,8 @@ export interface PanelProgress {
   stage: string;
   download: { text: string; loaded: number; total: number | null } | null;
   bank: { text: string; done: number; total: number; etaSeconds: number | null } | null;
+  /** The finetune cell in training: its steps done of S. */
+  step: { text: string; done: number; total: number; etaSeconds: number | null } | null;
   cells: { done: number; total: number };
   backend: { name: string; reason: string } | null;
 }
@@ -23,6 +25,7 @@ const idle = (): PanelProgress => ({
   stage: '',
   download: null,
   bank: null,
+  step: null,
   cells: { done: 0, total: 0 },
   backend: null,
 });
@@ -87,6 +90,7 @@ export class PanelRunState {
     else if (e.kind === 'backend') this.progress = { ...p, backend: { name: e.backend, reason: e.reason } };
     else if (e.kind === 'download') this.progress = { ...p, download: e };
     else if (e.kind === 'bank') this.progress = { ...p, download: null, bank: e };
+    else if (e.kind === 'step') this.progress = { ...p, download: null, step: e };
     else {
       this.cells = [...this.cells, e.cell];
       this.progress = { ...p, download: null, cells: { done: e.done, total: e.total } };

@@ -5,7 +5,7 @@
  * (maxBufferSize 256 MiB, maxStorageBufferBindingSize 128 MiB) — since every machine declares its
  * own: ResNet-50 on CIFAR-10 (92 MiB of parameters, a 1.1 GiB step) passes; RoBERTa-base on AG
  * News (a 475 MiB parameter buffer, a 13.8 GiB step at 48 rows) is refused with each shortfall.
- * Either way the page points to the CLI command, and it never starts finetune itself.
+ * Either way the page points to the CLI command (panel-finetune.spec.ts runs finetune where the gate passes).
  */
 import { expect, test } from '@playwright/test';
 import { offline } from './offline.ts';

@@ -8,11 +8,23 @@
  * the cell is written as panelCell.ts writes the bank tiers' (`rsb-cell/3`, tier `finetune`,
  * `feature_bank` null, the input normalised by the labeled pixels' statistics).
  *
+ * Distribution panels run pair by pair (the pair and imdb-amazon's Amazon pool in the record, as
+ * the bank tiers write them); the photo panels read their decoded files (photoRowsOf) through
+ * §6.1's resize and the crop a row's unlabeled views share (finetuneViews.ts photoRenderer).
+ *
  * The caller (the CLI; a page with the memory for it) supplies the panel's rows and the network
  * built from the backbone's safetensors; this module is pure apart from tfjs. Budget: §10 puts the
  * full tier at ≈ 14 EFLOP (hundreds of GPU-hours): run it on a GPU server, sharded.
  */
-import { labeledPixelStats, type PixelStats } from '../augment/image/index.ts';
+import {
+  labeledPixelStats,
+  PHOTO_CROP,
+  PHOTO_RESIZE,
+  type PixelStats,
+  type RgbImage,
+} from '../augment/image/index.ts';
+import { decodeImageRgb } from '../data/modal/imageDecode.ts';
+import type { LoadedHubSplit } from '../data/modal/loadHub.ts';
 import { PANEL_DATASETS, panelRuleOf, type PanelDataset } from '../data/modal/panels.ts';
 import { createMethod } from '../models/deep/methods/index.ts';
 import type { DeepNetwork } from '../models/deep/network.ts';
@@ -26,13 +38,18 @@ import { T_GRID, type Quirks, type Setting } from '../types.ts';
 import {
   cifarRenderer,
   finetuneViews,
+  photoRenderer,
   textRenderer,
+  type PhotoGeometry,
   type RowRenderer,
   type TextRowOptions,
 } from './finetuneViews.ts';
 import type { PanelMethod } from './panelPlan.ts';
 import {
+  datasetPairs,
   datasetSettings,
+  planAmazonPool,
+  planPairsRefusal,
   panelCellKey,
   panelCells,
   panelMethodParams,
@@ -57,19 +74,32 @@ const WEIGHT_DECAY = 5e-4;
 /** transformers' RoBERTa: hidden and attention dropout 0.1 in training (§7.1). */
 const TEXT_DROPOUT = 0.1;
 
-/** Datasets the finetune tier runs here; the photo panels need the shared-crop views of §6.1. */
-export function finetuneRefusal(dataset: PanelDataset['id']): string | null {
+/**
+ * Why the finetune tier cannot run a panel here, or null. Every panel runs where its rows can be
+ * given as the tier needs them: the photo panels (Image-CLEF, VisDA) need their decoded files
+ * (`photoRows`: the CLI gives them, photoRowsOf) for §6.1's resize and shared crop; a caller that
+ * does not build them (the page, so far) is told so before it starts.
+ */
+export function finetuneRefusal(
+  dataset: PanelDataset['id'],
+  { photoRows = false }: { photoRows?: boolean } = {},
+): string | null {
   const panel = PANEL_DATASETS[dataset];
-  if (panel.pairs)
+  if (!panel) return `${dataset} is not an image or text panel.`;
+  if (panel.source === 'local' && !photoRows)
     return (
-      `${panel.title}: finetune runs cifar10, cifar100 and ag_news so far; its source → target pairs ` +
-      '(weak and strong views sharing one crop for the photos, §6.1) are not built in this tier yet.'
+      `${panel.title}: finetune of the photo panels runs in the CLI (rac-bench run --tier finetune ` +
+      '--pair … --data-dir …); the page does not build their decoded rows for the shared crop of §6.1 yet.'
     );
   return null;
 }
 
 export interface FinetuneCellSpec {
   dataset: PanelDataset['id'];
+  /** distribution panels: the source → target pair ('i->p'); null for the others. */
+  pair?: string | null;
+  /** imdb-amazon: the Amazon pool U_out is drawn from (§5.5). */
+  amazonPool?: 'train' | 'test';
   setting: Setting;
   labels: number;
   tIndex: number;
@@ -95,12 +125,17 @@ interface FinetuneFilesBase {
 
 export interface ImageFinetuneFiles extends FinetuneFilesBase {
   modality: 'image';
-  /** Side of the stored (CIFAR: 32) and network input images. */
+  /** Side of the network input images: CIFAR's stored 32, the photos' crop (224). */
   imageSize: number;
   /** The decoder named in the record (e.g. 'fast-png'). */
   decoder: string;
-  /** A stored row's uint8 RGB pixels, imageSize² × 3. */
+  /** A stored row's uint8 RGB pixels, imageSize² × 3 (CIFAR; unused with `photo`). */
   rgb(file: PoolFile, row: number): Uint8Array;
+  /**
+   * Image-CLEF, VisDA (§6.1): a row's decoded file at its own size, and the resize/crop geometry
+   * (crop = imageSize). The rows are normalised by the labeled files' pixels at that size (§6.2).
+   */
+  photo?: { image(file: PoolFile, row: number): RgbImage; geometry: PhotoGeometry };
 }
 
 export interface TextFinetuneFiles extends FinetuneFilesBase {
@@ -132,11 +167,17 @@ export async function runFinetuneCell(
   files: FinetuneFiles,
   ctx: FinetuneCellContext,
 ): Promise<ModalCellResult> {
-  const refusal = finetuneRefusal(spec.dataset);
+  const refusal = finetuneRefusal(spec.dataset, { photoRows: true });
   if (refusal) throw new Error(refusal);
   const panel = PANEL_DATASETS[spec.dataset];
   if (panel.modality !== files.modality)
     throw new Error(`${panel.title} is a ${panel.modality} panel; the files given are ${files.modality}.`);
+  if (!panel.pairs !== (spec.pair == null))
+    throw new Error(
+      panel.pairs
+        ? `${panel.title} runs a source → target pair (${panel.pairs.join(', ')}); the cell names none.`
+        : `${panel.title} has no source → target pairs; the cell names "${spec.pair}".`,
+    );
   const t = T_GRID[spec.tIndex];
   const drawn = panelSplit(panelRuleOf(spec.dataset, spec.setting), files.labels, spec.labels, t, spec.seed);
   const { split, records: capRecords } = spec.caps
@@ -156,18 +197,34 @@ export async function runFinetuneCell(
   const nIn = split.unlabeledIn.length;
   let stats: PixelStats | null = null;
   let render: RowRenderer;
+  const photo = files.modality === 'image' ? (files.photo ?? null) : null;
+  if (panel.source === 'local' && !photo)
+    throw new Error(
+      `${panel.title}: finetune reads its decoded files through §6.1's resize and shared crop; ` +
+        'the files given have no `photo` rows (photoRowsOf).',
+    );
+  if (photo && photo.geometry.crop !== (files as ImageFinetuneFiles).imageSize)
+    throw new Error(
+      `finetune: the photo crop is ${photo.geometry.crop} px but the network takes ${(files as ImageFinetuneFiles).imageSize} px images.`,
+    );
   if (files.modality === 'image') {
     // §6.2: per-channel mean and population std over every pixel of the labeled images, stored size.
     const size = files.imageSize;
     stats = labeledPixelStats(
-      split.labeled.map((r) => ({ rgb: files.rgb(split.labeledFrom, r), width: size, height: size })),
+      split.labeled.map((r) =>
+        photo
+          ? photo.image(split.labeledFrom, r)
+          : { rgb: files.rgb(split.labeledFrom, r), width: size, height: size },
+      ),
     );
     if (stats.std.some((s) => !(s > 0)))
       throw new Error(
         `The ${split.labeled.length} labeled images have a constant channel (std ${stats.std.map((s) => s.toFixed(4)).join(', ')}): ` +
           'finetune normalises by their statistics (§6.2) and cannot divide by 0.',
       );
-    render = cifarRenderer(cachedRgb(files.rgb), size, stats);
+    render = photo
+      ? photoRenderer(photo.image, stats, photo.geometry)
+      : cifarRenderer(cachedRgb(files.rgb), size, stats);
   } else render = textRenderer(files.text, files.render);
 
   const network = files.network(split.numClasses);
@@ -182,6 +239,8 @@ export async function runFinetuneCell(
           ? { file: split.inFrom, row: split.unlabeledIn[i], variant: plain }
           : { file: split.outFrom, row: split.unlabeledOut[i - nIn], variant: outVariant },
     render,
+    // §6.1: a photo's unlabeled views share the step's crop (finetuneViews.ts).
+    sharedCrop: photo !== null,
   });
   const method = createMethod(
     spec.method === 'supervised' ? 'ftt' : spec.method,
@@ -283,6 +342,7 @@ export async function runFinetuneCell(
       (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
     )
       hyper[key] = value;
+  const [source, target] = spec.pair ? spec.pair.split('->') : [null, null];
   const input: ModalCellResult['input'] =
     files.modality === 'image'
       ? {
@@ -302,10 +362,18 @@ export async function runFinetuneCell(
       tier: 'finetune',
       quirks: spec.quirks,
       preset: null,
-      options: { iterations: steps, emaDecay: EMA_DECAY },
+      options: {
+        ...(spec.amazonPool ? { amazonPool: spec.amazonPool } : {}),
+        iterations: steps,
+        emaDecay: EMA_DECAY,
+      },
       overrides,
     },
-    dataset: files.dataset,
+    // As the bank tiers write it (panelCell.ts): imdb-amazon has one pair and names none.
+    dataset: {
+      ...files.dataset,
+      ...(source && target && spec.dataset !== 'imdb-amazon' ? { pair: { source, target } } : {}),
+    },
     setting: spec.setting,
     labels: spec.labels,
     t,
@@ -341,6 +409,32 @@ export async function runFinetuneCell(
   } as Omit<ImageCellResult, 'schema'>);
 }
 
+/**
+ * The `photo` rows of a loaded Image-CLEF or VisDA panel (loadPanel's splits, keyed by pool file):
+ * each row's file decoded on demand (a file that does not decode fails with its path, §4.2), and
+ * §6.1's geometry (Resize 256, crop 224).
+ */
+export function photoRowsOf(
+  splits: ReadonlyMap<string, LoadedHubSplit>,
+): NonNullable<ImageFinetuneFiles['photo']> {
+  return {
+    image(file, row) {
+      // loadPanel keys a pair's source domain by its role `train` (the pool file `source`).
+      const loaded = splits.get(file === 'source' ? 'train' : file);
+      const bytes = loaded?.rows.images?.[row];
+      if (!loaded || !bytes) throw new Error(`finetune: no image ${row} in the ${file} file.`);
+      try {
+        return decodeImageRgb(bytes);
+      } catch (e) {
+        const path =
+          'local' in loaded ? (loaded as { local: { paths: string[] } }).local.paths[row] : `row ${row}`;
+        throw new Error(`${path}: ${e instanceof Error ? e.message : String(e)}.`, { cause: e });
+      }
+    },
+    geometry: { resize: PHOTO_RESIZE, crop: PHOTO_CROP },
+  };
+}
+
 /** Rows decoded once and kept (a CIFAR train file is 150 MB as RGB; PNG inflation is the cost). */
 function cachedRgb(
   rgb: (file: PoolFile, row: number) => Uint8Array,
@@ -355,8 +449,8 @@ function cachedRgb(
 }
 
 export interface RunFinetunePlanOptions {
-  /** The panel's rows and network (called once per dataset). */
-  files(dataset: PanelDataset['id'], settings: Setting[]): Promise<FinetuneFiles>;
+  /** The panel's rows and network: called once per dataset, or per pair of a distribution panel. */
+  files(dataset: PanelDataset['id'], settings: Setting[], pair: string | null): Promise<FinetuneFiles>;
   env: ModalCellResult['env'];
   done?: ReadonlySet<string>;
   onCell(cell: ModalCellResult, ref: PanelCellRef): Promise<void> | void;
@@ -370,40 +464,46 @@ export interface RunFinetunePlanOptions {
 export async function runFinetunePlan(plan: PanelPlan, o: RunFinetunePlanOptions): Promise<number> {
   if (plan.tier !== 'finetune') throw new Error(`runFinetunePlan: the plan's tier is ${plan.tier}.`);
   for (const d of plan.datasets) {
-    const refusal = finetuneRefusal(d);
+    // The photo rows are checked per cell (runFinetuneCell), where the files are known.
+    const refusal = finetuneRefusal(d, { photoRows: true });
     if (refusal) throw new Error(refusal);
   }
+  const pairRefusal = planPairsRefusal(plan);
+  if (pairRefusal) throw new Error(pairRefusal);
   const all = panelCells(plan);
   const done = o.done ?? new Set<string>();
   let finished = all.filter((c) => done.has(panelCellKey(c))).length;
   let ran = 0;
-  for (const dataset of plan.datasets) {
-    const cells = all.filter((c) => c.dataset === dataset && !done.has(panelCellKey(c)));
-    if (!cells.length) continue;
-    const files = await o.files(dataset, datasetSettings(dataset, plan));
-    for (const ref of cells) {
-      o.onCellStart?.(ref, finished, all.length);
-      const cell = await runFinetuneCell(
-        {
-          dataset,
-          setting: ref.setting,
-          labels: ref.labels,
-          tIndex: ref.tIndex,
-          seed: ref.seed,
-          method: ref.method,
-          quirks: plan.quirks,
-          caps: planCaps(plan),
-          steps: plan.steps,
-          batch: plan.batch,
-          lr: plan.lr,
-        },
-        files,
-        { env: o.env, createdAt: o.clock(), tick: o.tick, now: o.now },
-      );
-      await o.onCell(cell, ref);
-      finished++;
-      ran++;
+  for (const dataset of plan.datasets)
+    for (const pair of datasetPairs(dataset, plan)) {
+      const cells = all.filter((c) => c.dataset === dataset && c.pair === pair && !done.has(panelCellKey(c)));
+      if (!cells.length) continue;
+      const files = await o.files(dataset, datasetSettings(dataset, plan), pair);
+      for (const ref of cells) {
+        o.onCellStart?.(ref, finished, all.length);
+        const cell = await runFinetuneCell(
+          {
+            dataset,
+            pair,
+            ...(dataset === 'imdb-amazon' ? { amazonPool: planAmazonPool(plan) } : {}),
+            setting: ref.setting,
+            labels: ref.labels,
+            tIndex: ref.tIndex,
+            seed: ref.seed,
+            method: ref.method,
+            quirks: plan.quirks,
+            caps: planCaps(plan),
+            steps: plan.steps,
+            batch: plan.batch,
+            lr: plan.lr,
+          },
+          files,
+          { env: o.env, createdAt: o.clock(), tick: o.tick, now: o.now },
+        );
+        await o.onCell(cell, ref);
+        finished++;
+        ran++;
+      }
     }
-  }
   return ran;
 }
