@@ -11,6 +11,7 @@ import { deepFitMacs, deepFitSeconds } from '../../src/lib/models/deep/cost.ts';
 import { createDeepEstimator } from '../../src/lib/models/deep/deepEstimator.ts';
 import type { DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
+import { cyclicLabels, normalRows } from './stepFixture.ts';
 
 const [
   size = 'tiny',
@@ -28,11 +29,7 @@ for (const spec of shapes.split(',')) {
   const d = Number(dS),
     k = Number(kS);
   const rng = new MT19937(0);
-  const mk = (rows: number) => ({
-    rows,
-    cols: d,
-    data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-  });
+  const mk = (rows: number) => normalRows(rng, rows, d);
   // An rsb-like cell: labels 5 → 5k labeled rows; about half the rows test, the rest unlabeled.
   const nL = 5 * k,
     nU = 60,
@@ -40,7 +37,7 @@ for (const spec of shapes.split(',')) {
   const Xl = mk(nL),
     Xu = mk(nU),
     Xe = mk(nE);
-  const yl = Int32Array.from({ length: nL }, (_, i) => i % k);
+  const yl = cyclicLabels(nL, k);
   for (const m of methods.split(',')) {
     const est = createDeepEstimator(m as DeepMethodId, { size: size as 'tiny' | 'rsb', steps, batchL });
     const c0 = process.cpuUsage();

@@ -13,7 +13,7 @@ import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { FUSED_KERNEL_NAMES } from '../../src/lib/models/deep/fusedKernels.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
-import { MT19937 } from '../../src/lib/protocol/rng.ts';
+import { fixedStreams, stepData } from './stepFixture.ts';
 import { countTransfers, profileKernels } from './stepStats.ts';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -29,28 +29,13 @@ if (process.argv.includes('--composite'))
 const [, dS, kS] = dsArg.split(':');
 const d = Number(dS),
   k = Number(kS);
-const rng = new MT19937(0);
-const mk = (rows: number) => ({
-  rows,
-  cols: d,
-  data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-});
-const Xl = mk(256),
-  Xu = mk(4096);
-const yl = Int32Array.from({ length: 256 }, (_, i) => i % k);
+const data = stepData(d, k);
 const out: Record<string, unknown> = {};
 if (!json)
   console.log(`${tf.getBackend()}, ${dsArg}: method  kernels  uploaded B  read back B  (top kernels)`);
 for (const id of methodsArg.split(',') as DeepMethodId[]) {
   const cfg = trainerConfig(d, k, { size: 'rsb', steps: 1000, progressEvery: 1_000_000 });
-  const streams = {
-    labeled: new MT19937(1),
-    unlabeled: new MT19937(2),
-    noise: new MT19937(3),
-    method: new MT19937(4),
-    dropoutSeed: 5,
-  };
-  const tr = new DeepTrainer(cfg, createMethod(id), { Xl, yl, Xu, k }, streams);
+  const tr = new DeepTrainer(cfg, createMethod(id), data, fixedStreams());
   await tr.run({}, 1); // warm-up: first-use uploads (data, labels) and kernel set-up
   const n0 = tf.memory().numTensors;
   const bytes = await countTransfers(() => tr.run({}, 2));

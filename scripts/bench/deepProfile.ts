@@ -15,6 +15,7 @@ import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
+import { fixedStreams, normalRows, stepData } from './stepFixture.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(name);
@@ -79,11 +80,7 @@ function report(title: string, wallMs: number, cpuMs: number) {
 const d = Number(dS),
   k = Number(kS);
 const rng = new MT19937(0);
-const mk = (rows: number) => ({
-  rows,
-  cols: d,
-  data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-});
+const mk = (rows: number) => normalRows(rng, rows, d);
 const rec = option('--recompute');
 const cfg = trainerConfig(d, k, {
   size: 'rsb',
@@ -91,20 +88,7 @@ const cfg = trainerConfig(d, k, {
   progressEvery: 1_000_000,
   ...(rec === 'true' || rec === 'false' ? { recompute: rec === 'true' } : {}), // else 'auto'
 });
-const streams = {
-  labeled: new MT19937(1),
-  unlabeled: new MT19937(2),
-  noise: new MT19937(3),
-  method: new MT19937(4),
-  dropoutSeed: 5,
-};
-const yl = Int32Array.from({ length: 256 }, (_, i) => i % k);
-const tr = new DeepTrainer(
-  cfg,
-  createMethod(id as DeepMethodId),
-  { Xl: mk(256), yl, Xu: mk(4096), k },
-  streams,
-);
+const tr = new DeepTrainer(cfg, createMethod(id as DeepMethodId), stepData(d, k, rng), fixedStreams());
 console.log(`${id} on ${d} features / ${k} classes, rsb size; deep wasm kernels: ${deepWasmFlavour()}`);
 await tr.run({}, 1);
 await tr.weights('params');

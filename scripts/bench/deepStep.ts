@@ -15,6 +15,7 @@ import { createMethod, type DeepMethodId } from '../../src/lib/models/deep/metho
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
 import { deepWasmFlavour, preferDeepWasmFlavour } from '../../src/lib/models/deep/batchMatMul.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
+import { fixedStreams, normalRows, stepData } from './stepFixture.ts';
 import { countTransfers, profileKernels } from './stepStats.ts';
 
 const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm', kernels = 'auto'] = process.argv.slice(2);
@@ -56,24 +57,11 @@ for (const spec of dsArg.split(',')) {
   const d = Number(dS),
     k = Number(kS);
   const rng = new MT19937(0);
-  const mk = (rows: number) => ({
-    rows,
-    cols: d,
-    data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-  });
-  const Xl = mk(256),
-    Xu = mk(4096);
-  const yl = Int32Array.from({ length: 256 }, (_, i) => i % k);
+  const data = stepData(d, k, rng);
+  const mk = (rows: number) => normalRows(rng, rows, d); // predict rows: the draws go on after the step's
   for (const id of methodsArg.split(',') as DeepMethodId[]) {
     const cfg = trainerConfig(d, k, { size: 'rsb', steps: 1000, progressEvery: 1_000_000 });
-    const streams = {
-      labeled: new MT19937(1),
-      unlabeled: new MT19937(2),
-      noise: new MT19937(3),
-      method: new MT19937(4),
-      dropoutSeed: 5,
-    };
-    const tr = new DeepTrainer(cfg, createMethod(id), { Xl, yl, Xu, k }, streams);
+    const tr = new DeepTrainer(cfg, createMethod(id), data, fixedStreams());
     const times: { wallMs: number; cpuMs: number }[] = [];
     for (let it = 0; it <= reps; it++) {
       const t0 = performance.now(),

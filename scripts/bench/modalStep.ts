@@ -34,6 +34,7 @@ import { DeepTrainer, type TrainerConfig } from '../../src/lib/models/deep/train
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
 import { PANEL_METHODS, type PanelMethod } from '../../src/lib/suite/panelPlan.ts';
 import { parseSafetensors, type SafetensorsFile } from '../../src/lib/weights/safetensors.ts';
+import { cyclicLabels, fixedStreams } from './stepFixture.ts';
 import { profileKernels } from './stepStats.ts';
 
 /** An extraction row: which registry backbone, at which input size, in batches of how many rows. */
@@ -272,19 +273,8 @@ async function headRow(spec: HeadSpec, method: PanelMethod): Promise<HeadResult>
     checkpointEvery: 0,
     recompute: false,
   };
-  const yl = Int32Array.from({ length: nL }, (_, i) => i % spec.classes);
-  const tr = new DeepTrainer(
-    cfg,
-    m,
-    { yl, k: spec.classes, views },
-    {
-      labeled: new MT19937(1),
-      unlabeled: new MT19937(2),
-      noise: new MT19937(3),
-      method: new MT19937(4),
-      dropoutSeed: 5,
-    },
-  );
+  const yl = cyclicLabels(nL, spec.classes);
+  const tr = new DeepTrainer(cfg, m, { yl, k: spec.classes, views }, fixedStreams());
   try {
     const times: Timing[] = [];
     for (let it = 0; it <= options.reps; it++)

@@ -28,7 +28,7 @@ import { initNodeBackend, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from
 import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, DEEP_METHOD_IDS, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
-import { MT19937 } from '../../src/lib/protocol/rng.ts';
+import { fixedStreams, stepData } from '../bench/stepFixture.ts';
 import { countTransfers } from '../bench/stepStats.ts';
 import { writeReport } from './report.ts';
 import { parseSize, stepFlops, tflops } from './stepFlops.ts';
@@ -203,25 +203,10 @@ async function stepsStage(argv: string[]): Promise<number> {
       throw new UsageError(`unknown method "${m}"; known: ${DEEP_METHOD_IDS.join(', ')}`);
 
   await initNodeBackend(parseNodeBackend(values.backend));
-  const rng = new MT19937(0);
-  const mk = (rows: number) => ({
-    rows,
-    cols: d,
-    data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-  });
-  const Xl = mk(256);
-  const Xu = mk(4096);
-  const yl = Int32Array.from({ length: 256 }, (_, i) => i % k);
+  const data = stepData(d, k);
   for (const id of methods as DeepMethodId[]) {
     const cfg = trainerConfig(d, k, { size: size.option, steps: 1000, progressEvery: 1_000_000 });
-    const streams = {
-      labeled: new MT19937(1),
-      unlabeled: new MT19937(2),
-      noise: new MT19937(3),
-      method: new MT19937(4),
-      dropoutSeed: 5,
-    };
-    const tr = new DeepTrainer(cfg, createMethod(id), { Xl, yl, Xu, k }, streams);
+    const tr = new DeepTrainer(cfg, createMethod(id), data, fixedStreams());
     try {
       let t0 = performance.now();
       await tr.run({}, 1);

@@ -48,6 +48,7 @@ import { resolveShard } from './shard.ts';
 import { initNodeBackend, liveTensors, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from './tfNode.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { after } from '../lib/env/timer.ts';
+import { canonicalJson } from '../lib/suite/canonicalJson.ts';
 
 type RunFlags = Partial<
   Record<'dataset' | 'setting' | 'labels' | 'seeds' | 't' | 'protocol' | 'preset' | 'algorithms', string>
@@ -137,17 +138,6 @@ function resultKey(c: CellResult): string {
 interface LoadedDataset {
   ds: Dataset;
   source: string;
-}
-
-/** JSON with sorted keys: the same plan gives the same text whatever order its fields came in. */
-function canonicalJson(x: unknown): string {
-  return JSON.stringify(x, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
 }
 
 /** The CLI's one lane: fits run in this process (tfjs on wasm or cpu); it cannot be restarted. */

@@ -8,27 +8,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { mt } from '../../src/lib/protocol/rng.ts';
 import { parseRunV3, type ModalRunRecord } from '../../src/lib/suite/schemaV3.ts';
 import { imageClefEntries, zipOf } from '../helpers/localImageFixtures.ts';
-import { writeSafetensors } from '../unit/weights/helpers.ts';
 import { offline } from './offline.ts';
+import { tinyConvWeights } from '../helpers/tinyConvWeights.ts';
 
 const entries = imageClefEntries(['i', 'p'], 10, 'image_CLEF');
 const ZIP = Buffer.from(zipOf(entries));
 const BAD_ZIP = Buffer.from(
   zipOf([...entries.slice(0, 5), { path: 'image_CLEF/p/13/x.jpg', bytes: entries[0].bytes }]),
 );
-const rng = mt(7);
-const w = (n: number) => Array.from({ length: n }, () => 0.5 * rng.normal());
-const WEIGHTS = Buffer.from(
-  writeSafetensors({
-    'conv1.weight': { dtype: 'F32', shape: [4, 3, 3, 3], data: w(108) },
-    'conv1.bias': { dtype: 'F32', shape: [4], data: w(4) },
-    'conv2.weight': { dtype: 'F32', shape: [8, 4, 3, 3], data: w(288) },
-    'conv2.bias': { dtype: 'F32', shape: [8], data: w(8) },
-  }),
-);
+const WEIGHTS = Buffer.from(tinyConvWeights());
 
 test('Image-CLEF i → p in the page: a zip loaded on the Data page, two methods in classroom, drawn in Results', async ({
   page,

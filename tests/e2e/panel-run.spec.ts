@@ -16,8 +16,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { mt } from '../../src/lib/protocol/rng.ts';
 import { parseRunV3, type ModalRunRecord } from '../../src/lib/suite/schemaV3.ts';
 import { imageParquet } from '../helpers/hubFiles.ts';
-import { writeSafetensors } from '../unit/weights/helpers.ts';
 import { HEADERS, offline } from './offline.ts';
+import { tinyConvWeights } from '../helpers/tinyConvWeights.ts';
 
 const CIFAR = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plain_text/';
 
@@ -39,16 +39,7 @@ const testLabels = labelsOf(10_000, 102);
 const TRAIN = Buffer.from(imageParquet(trainLabels, (i) => PNGS[trainLabels[i]]));
 const TEST = Buffer.from(imageParquet(testLabels, (i) => PNGS[testLabels[i]]));
 
-const rng = mt(7);
-const w = (n: number) => Array.from({ length: n }, () => 0.5 * rng.normal());
-const WEIGHTS = Buffer.from(
-  writeSafetensors({
-    'conv1.weight': { dtype: 'F32', shape: [4, 3, 3, 3], data: w(108) },
-    'conv1.bias': { dtype: 'F32', shape: [4], data: w(4) },
-    'conv2.weight': { dtype: 'F32', shape: [8, 4, 3, 3], data: w(288) },
-    'conv2.bias': { dtype: 'F32', shape: [8], data: w(8) },
-  }),
-);
+const WEIGHTS = Buffer.from(tinyConvWeights());
 
 async function routeCifar(page: Page): Promise<void> {
   await page.context().route(`${CIFAR}**`, (route) =>

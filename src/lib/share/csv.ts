@@ -63,6 +63,13 @@ function row(c: CellResult): (string | number | null)[] {
   ];
 }
 
+/** CSV text: the header as it is, each row's fields through csvField; CRLF line ends, trailing CRLF. */
+export function csvText(header: readonly string[], rows: Iterable<(string | number | null)[]>): string {
+  const lines = [header.join(',')];
+  for (const r of rows) lines.push(r.map(csvField).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
 /** A plan cell without a record: its coordinates from the key, status "not run" or "failed", and the reason. */
 function failureRow(f: { key: string; reason: string }): (string | number | null)[] {
   const [dataset, setting, labels, algorithm, tIndex, seed] = f.key.split('|');
@@ -87,8 +94,5 @@ function failureRow(f: { key: string; reason: string }): (string | number | null
 
 /** The CSV text (header + one row per cell, then cells without a record; CRLF line ends, trailing CRLF). */
 export function runToCsv(run: Pick<RunRecord, 'cells'> & { failures?: RunRecord['failures'] }): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const c of run.cells) lines.push(row(c).map(csvField).join(','));
-  for (const f of run.failures ?? []) lines.push(failureRow(f).map(csvField).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return csvText(CSV_COLUMNS, [...run.cells.map(row), ...(run.failures ?? []).map(failureRow)]);
 }

@@ -13,7 +13,7 @@ import type { PT } from '../metrics/index.ts';
 import { panelCurves } from '../suite/curves.ts';
 import { isModalBaseline, modalCurveCell } from '../suite/modalCurves.ts';
 import type { ModalCellResult, ModalRunRecord } from '../suite/schemaV3.ts';
-import { csvField } from './csv.ts';
+import { csvText } from './csv.ts';
 
 export const MODAL_CSV_COLUMNS = [
   'modality',
@@ -77,9 +77,7 @@ function cellRow(c: ModalCellResult): (string | number | null)[] {
 
 /** The cells as CSV (header + one row per record; CRLF line ends, trailing CRLF). */
 export function modalRunToCsv(run: Pick<ModalRunRecord, 'cells'>): string {
-  const lines = [MODAL_CSV_COLUMNS.join(',')];
-  for (const c of run.cells) lines.push(cellRow(c).map(csvField).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return csvText(MODAL_CSV_COLUMNS, run.cells.map(cellRow));
 }
 
 export interface ModalMetricRow {
@@ -111,24 +109,18 @@ export function modalMetricRows(
 }
 
 export function modalMetricsToCsv(run: Pick<ModalRunRecord, 'cells'>, form: MetricForm, pt?: PT): string {
-  const lines = [
-    ['panel', 'setting', 'labels', 'algorithm', 'baseline', 'form', ...METRIC_COLUMNS].join(','),
-  ];
-  for (const r of modalMetricRows(run, form, pt))
-    lines.push(
-      [
-        r.panel,
-        r.setting,
-        r.labels,
-        r.algorithm,
-        r.baseline ? 'true' : 'false',
-        form,
-        ...METRIC_COLUMNS.map((m) => r.values[m]),
-      ]
-        .map(csvField)
-        .join(','),
-    );
-  return `${lines.join('\r\n')}\r\n`;
+  return csvText(
+    ['panel', 'setting', 'labels', 'algorithm', 'baseline', 'form', ...METRIC_COLUMNS],
+    modalMetricRows(run, form, pt).map((r) => [
+      r.panel,
+      r.setting,
+      r.labels,
+      r.algorithm,
+      r.baseline ? 'true' : 'false',
+      form,
+      ...METRIC_COLUMNS.map((m) => r.values[m]),
+    ]),
+  );
 }
 
 /** The metrics as JSON: the run id, the form, and the rows (NaN and missing values as null). */

@@ -10,6 +10,7 @@
  * replaced at each save and deleted when the cell's record is stored. Pure: no clock, no storage.
  */
 import type { DeepCheckpoint } from '../models/deep/trainer.ts';
+import { canonicalJson } from './canonicalJson.ts';
 
 export const CELL_CHECKPOINT_FORMAT = 'rac-cell-checkpoint/1';
 
@@ -143,20 +144,9 @@ export function arrayBytes(x: unknown): number {
   return 0;
 }
 
-/** JSON with sorted keys, for comparing fingerprints whatever their fields' order. */
-function canonical(x: unknown): string {
-  return JSON.stringify(x, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
-}
-
 /** The first path where two JSON-like values differ ('options.steps'), or null when equal. */
 export function firstDifference(a: unknown, b: unknown, path = ''): string | null {
-  if (canonical(a) === canonical(b)) return null;
+  if (canonicalJson(a) === canonicalJson(b)) return null;
   const plain = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (plain(a) && plain(b)) {
     const ao = a as Record<string, unknown>,

@@ -11,6 +11,7 @@ import { DEEP_METHOD_IDS } from '../models/deep/methods/registry.ts';
 import { T_GRID } from '../types.ts';
 import type { CurveCell } from './curves.ts';
 import { modalCurveCell, modalPanelId } from './modalCurves.ts';
+import { canonicalJson } from './canonicalJson.ts';
 import { cellKey } from './plan.ts';
 import { versionMismatch } from './protocolVersion.ts';
 import type { CellResult, RunRecord } from './schema.ts';
@@ -35,17 +36,7 @@ function resultKey(c: CellResult): string {
 }
 
 /** JSON with sorted keys, so equal objects compare equal whatever their key order. */
-export function canonical(x: unknown): string {
-  return (
-    JSON.stringify(x, (_k, v: unknown) =>
-      v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(
-            Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-          )
-        : v,
-    ) ?? 'undefined'
-  );
-}
+const canonical = canonicalJson;
 
 /** The first key where two plain objects differ, as "key: a vs b". */
 function firstDifference(a: Record<string, unknown>, b: Record<string, unknown>): string {

@@ -17,8 +17,8 @@ import { readBankFile } from '../../../src/lib/bank/bankFile.ts';
 import { mt } from '../../../src/lib/protocol/rng.ts';
 import { parseRunV3, type ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
 import { imageParquet } from '../../helpers/hubFiles.ts';
-import { writeSafetensors } from '../weights/helpers.ts';
 import { runCli } from '../helpers/cli.ts';
+import { tinyConvWeights } from '../../helpers/tinyConvWeights.ts';
 
 function write(path: string, bytes: Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -53,17 +53,7 @@ beforeAll(() => {
     join(dir, 'data/uoft-cs/cifar10/plain_text/test-00000-of-00001.parquet'),
     imageParquet(test, (i) => PNGS[test[i]]),
   );
-  const rng = mt(7);
-  const w = (n: number) => Array.from({ length: n }, () => 0.5 * rng.normal());
-  write(
-    join(dir, 'tiny.safetensors'),
-    writeSafetensors({
-      'conv1.weight': { dtype: 'F32', shape: [4, 3, 3, 3], data: w(108) },
-      'conv1.bias': { dtype: 'F32', shape: [4], data: w(4) },
-      'conv2.weight': { dtype: 'F32', shape: [8, 4, 3, 3], data: w(288) },
-      'conv2.bias': { dtype: 'F32', shape: [8], data: w(8) },
-    }),
-  );
+  write(join(dir, 'tiny.safetensors'), tinyConvWeights());
   mkdirSync(join(dir, 'banks'));
 }, 120_000);
 

@@ -20,8 +20,8 @@ import { parseRunV3, type ModalRunRecord } from '../../../src/lib/suite/schemaV3
 import { textParquet } from '../../helpers/hubFiles.ts';
 import { imageClefEntries, zipOf } from '../../helpers/localImageFixtures.ts';
 import { tinyRobertaTokenizerJson } from '../../helpers/textFixtures.ts';
-import { writeSafetensors } from '../weights/helpers.ts';
 import { runCli } from '../helpers/cli.ts';
+import { tinyConvWeights } from '../../helpers/tinyConvWeights.ts';
 
 function write(path: string, bytes: Uint8Array | string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -34,17 +34,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rac-panel-pairs-'));
   for (const e of entries) write(join(dir, 'clef', e.path), e.bytes);
   write(join(dir, 'image-clef.zip'), zipOf(entries));
-  const rng = mt(7);
-  const w = (n: number) => Array.from({ length: n }, () => 0.5 * rng.normal());
-  write(
-    join(dir, 'tiny.safetensors'),
-    writeSafetensors({
-      'conv1.weight': { dtype: 'F32', shape: [4, 3, 3, 3], data: w(108) },
-      'conv1.bias': { dtype: 'F32', shape: [4], data: w(4) },
-      'conv2.weight': { dtype: 'F32', shape: [8, 4, 3, 3], data: w(288) },
-      'conv2.bias': { dtype: 'F32', shape: [8], data: w(8) },
-    }),
-  );
+  write(join(dir, 'tiny.safetensors'), tinyConvWeights());
   mkdirSync(join(dir, 'banks'));
 }, 120_000);
 

@@ -3,8 +3,10 @@
  * for the tests that need a backend the test process cannot switch to (Dawn's WebGPU under Node).
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { CHROMIUM_LIB_DIR, findVulkanLoader } from '../../../src/cli/vulkanLoader.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -48,4 +50,16 @@ export function runProbe(
         }),
     );
   });
+}
+
+/**
+ * Runs a probe (path from the repository root) on Dawn's WebGPU over SwiftShader, asserting that the
+ * driver is installed and that the probe exits 0 (its stderr as the message), and returns the JSON
+ * object the probe printed.
+ */
+export async function runSwiftShaderProbe<T>(fromRoot: string, timeoutMs: number): Promise<T> {
+  expect(existsSync(SWIFTSHADER_ICD), `${SWIFTSHADER_ICD} (Debian's chromium package) is needed`).toBe(true);
+  const r = await runProbe(probePath(fromRoot), 'webgpu', swiftShaderEnv(), timeoutMs);
+  expect(r.code, r.err).toBe(0);
+  return JSON.parse(r.out) as T;
 }

@@ -50,8 +50,8 @@ function makeDivisible(v: number, divisor = 8): number {
 }
 
 /**
- * timm mobilenetv3_small_100's arch_def (mobilenetv3.ts MOBILENETV3_SMALL_100.archDef; a test keeps
- * the two equal).
+ * timm mobilenetv3_small_100's arch_def: the one table, here without tfjs so that the cost model
+ * stays light; mobilenetv3.ts's MOBILENETV3_SMALL_100 builds the network from it.
  */
 export const MNV3_SMALL_ARCH: readonly (readonly string[])[] = [
   ['ds_r1_k3_s2_e1_c16_se0.25_nre'],

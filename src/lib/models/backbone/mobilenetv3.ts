@@ -22,6 +22,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { SafetensorsFile } from '../../weights/safetensors.ts';
 import { mapWeights, oihwToDepthwise, oihwToHwio, transpose2d } from '../../weights/weightMap.ts';
 import type { Backbone } from './backbone.ts';
+import { MNV3_SMALL_ARCH } from './backboneFlops.ts';
 import { foldBatchNorm } from './resnet.ts';
 
 export interface MobileNetV3Config {
@@ -35,14 +36,7 @@ export interface MobileNetV3Config {
 
 /** timm mobilenetv3_small_100 (`_gen_mobilenet_v3`, channel multiplier 1.0). */
 export const MOBILENETV3_SMALL_100: MobileNetV3Config = Object.freeze({
-  archDef: [
-    ['ds_r1_k3_s2_e1_c16_se0.25_nre'],
-    ['ir_r1_k3_s2_e4.5_c24_nre', 'ir_r1_k3_s1_e3.67_c24_nre'],
-    ['ir_r1_k5_s2_e4_c40_se0.25', 'ir_r2_k5_s1_e6_c40_se0.25'],
-    ['ir_r2_k5_s1_e3_c48_se0.25'],
-    ['ir_r3_k5_s2_e6_c96_se0.25'],
-    ['cn_r1_k1_s1_c576'],
-  ],
+  archDef: MNV3_SMALL_ARCH,
   stem: 16,
   numFeatures: 1024,
 });

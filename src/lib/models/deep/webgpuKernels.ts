@@ -121,6 +121,42 @@ function run(
   );
 }
 
+/**
+ * The elementwise outputs of one optimiser step over the parameter tensor `th`: each output is its
+ * own program (`${name}_${key}`, `_wd` with a decay vector) made of the step's shared WGSL functions
+ * (`common`) and `result[index] = expr`; the shadow weights (`s`, an EMA of the new parameters)
+ * come last where the step keeps them.
+ */
+function optimizerOutputs(
+  be: WebGPUBackendLike,
+  name: string,
+  th: tf.TensorInfo,
+  ins: [string, tf.TensorInfo][],
+  fs: Field[],
+  common: string,
+  wd: boolean,
+  exprs: [key: string, expr: string][],
+  s: tf.TensorInfo | undefined,
+): tf.TensorInfo[] {
+  const one = (key: string, expr: string, extra: [string, tf.TensorInfo][] = []) =>
+    run(
+      be,
+      `${name}_${key}${wd ? '_wd' : ''}`,
+      th.shape,
+      [...ins, ...extra],
+      prod(th.shape),
+      fs,
+      `${common}
+fn main(index : i32) {
+  if (index >= uniforms.len) { return; }
+  result[index] = ${expr};
+}`,
+    );
+  const outs = exprs.map(([key, expr]) => one(key, expr));
+  if (s) outs.push(one('s', 's[index] * uniforms.ema + thNew(index) * uniforms.cema', [['s', s]]));
+  return outs;
+}
+
 const LN_STATS = `
   let D = uniforms.cols; let o = index * D;
   var s = 0.0;
@@ -523,23 +559,12 @@ fn gd(i : i32) -> f32 { return ${wd ? 'g[i] + th[i] * wd[i]' : 'g[i]'}; }
 fn mNew(i : i32) -> f32 { return m[i] * uniforms.b1 + gd(i) * uniforms.c1; }
 fn vNew(i : i32) -> f32 { let q = gd(i); return v[i] * uniforms.b2 + q * q * uniforms.c2; }
 fn thNew(i : i32) -> f32 { return th[i] - mNew(i) / (sqrt(vNew(i)) / uniforms.sbc2 + uniforms.eps) * uniforms.lrc; }`;
-    const one = (key: string, expr: string, extra: [string, tf.TensorInfo][] = []) =>
-      run(
-        be,
-        `adam_${key}${wd ? '_wd' : ''}`,
-        th.shape,
-        [...ins, ...extra],
-        n,
-        fs,
-        `${common}
-fn main(index : i32) {
-  if (index >= uniforms.len) { return; }
-  result[index] = ${expr};
-}`,
-      );
-    const outs = [one('th', 'thNew(index)'), one('m', 'mNew(index)'), one('v', 'vNew(index)')];
-    if (s) outs.push(one('s', 's[index] * uniforms.ema + thNew(index) * uniforms.cema', [['s', s]]));
-    return outs;
+    const exprs: [string, string][] = [
+      ['th', 'thNew(index)'],
+      ['m', 'mNew(index)'],
+      ['v', 'vNew(index)'],
+    ];
+    return optimizerOutputs(be, 'adam', th, ins, fs, common, !!wd, exprs, s);
   },
 
   RacSgd({ th, g, b, s, wd }, be, a) {
@@ -557,23 +582,11 @@ fn main(index : i32) {
     const common = `
 fn bNew(i : i32) -> f32 { return b[i] * uniforms.mom + ${wd ? 'g[i] + th[i] * wd[i]' : 'g[i]'}; }
 fn thNew(i : i32) -> f32 { return th[i] - bNew(i) * uniforms.lr; }`;
-    const one = (key: string, expr: string, extra: [string, tf.TensorInfo][] = []) =>
-      run(
-        be,
-        `sgd_${key}${wd ? '_wd' : ''}`,
-        th.shape,
-        [...ins, ...extra],
-        n,
-        fs,
-        `${common}
-fn main(index : i32) {
-  if (index >= uniforms.len) { return; }
-  result[index] = ${expr};
-}`,
-      );
-    const outs = [one('th', 'thNew(index)'), one('b', 'bNew(index)')];
-    if (s) outs.push(one('s', 's[index] * uniforms.ema + thNew(index) * uniforms.cema', [['s', s]]));
-    return outs;
+    const exprs: [string, string][] = [
+      ['th', 'thNew(index)'],
+      ['b', 'bNew(index)'],
+    ];
+    return optimizerOutputs(be, 'sgd', th, ins, fs, common, !!wd, exprs, s);
   },
 };
 

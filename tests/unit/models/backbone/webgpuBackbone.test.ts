@@ -8,9 +8,9 @@
  * logits after); the reduced MobileNetV3-small's eval pre-logits features; no tensor left behind.
  * Each check runs in a child process (webgpuBackboneProbe.ts): the test process cannot switch to Dawn.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { probePath, runProbe, SWIFTSHADER_ICD, swiftShaderEnv } from '../../helpers/probe.ts';
+import { runSwiftShaderProbe } from '../../helpers/probe.ts';
 import { worst, type ResNetMeta } from './backboneParity.ts';
 
 const TOL = 1e-4;
@@ -20,23 +20,13 @@ const meta = JSON.parse(
 
 describe('image backbones on webgpu (Dawn, SwiftShader)', () => {
   it('match PyTorch: ResNet eval, training forward, BN statistics, gradients, 3 SGD steps; MobileNetV3 eval', async () => {
-    expect(existsSync(SWIFTSHADER_ICD), `${SWIFTSHADER_ICD} (Debian's chromium package) is needed`).toBe(
-      true,
-    );
-    const r = await runProbe(
-      probePath('tests/unit/models/backbone/webgpuBackboneProbe.ts'),
-      'webgpu',
-      swiftShaderEnv(),
-      // Seconds on an idle machine, a minute under heavy load: room for a slow CI runner.
-      300_000,
-    );
-    expect(r.code, r.err).toBe(0);
-    const out = JSON.parse(r.out) as {
+    // Seconds on an idle machine, a minute under heavy load: room for a slow CI runner.
+    const out = await runSwiftShaderProbe<{
       tfBackend: string;
       resnet: Record<string, number>;
       mnv3: Record<string, number>;
       leaked: number;
-    };
+    }>('tests/unit/models/backbone/webgpuBackboneProbe.ts', 300_000);
     expect(out.tfBackend).toBe('webgpu');
     const bad = Object.entries(out.resnet).filter(([, e]) => !(e <= TOL));
     expect(bad, `worst: ${worst(out.resnet)}`).toEqual([]);

@@ -30,6 +30,8 @@ import {
 import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
 import { cifarRenderer, finetuneViews } from '../../../../src/lib/suite/finetuneViews.ts';
 import { parseSafetensors } from '../../../../src/lib/weights/safetensors.ts';
+import { cyclicLabels, fixedStreams } from '../../../../scripts/bench/stepFixture.ts';
+import { sgdHeadConfig } from '../../helpers/sgdHeadConfig.ts';
 
 const weights = parseSafetensors(
   readFileSync(new URL('../../../fixtures/backbone/resnet_reduced.safetensors', import.meta.url)),
@@ -42,7 +44,7 @@ const rng = new MT19937(11);
 const images = Array.from({ length: nL + nU }, () =>
   Uint8Array.from({ length: 32 * 32 * 3 }, () => rng.randint(256)),
 );
-const yl = Int32Array.from({ length: nL }, (_, i) => i % K);
+const yl = cyclicLabels(nL, K);
 const stats = labeledPixelStats(images.slice(0, nL).map((rgb) => ({ rgb, width: 32, height: 32 })));
 const views = finetuneViews({
   nL,
@@ -54,34 +56,10 @@ const views = finetuneViews({
 
 const net = () => resnetNetwork(weights, { config, classes: K, imageSize: 32, headHidden: 16 });
 const method = (id: DeepMethodId) => createMethod(id, 'rsb', id === 'ftt' ? {} : { mu: 1, lambdaU: 1 });
-const cfg = (network: ResNetNetwork, steps: number): TrainerConfig => ({
-  network,
-  steps,
-  batchL: 4,
-  optimizer: 'sgd',
-  lr: 0.05,
-  cosineFraction: 7 / 16,
-  weightDecay: 5e-4,
-  emaDecay: 0.9,
-  noiseWeak: 0,
-  noiseStrong: 0,
-  dropoutAttention: 0,
-  dropoutFfn: 0,
-  initSeed: 0,
-  quirks: 'rsb',
-  progressEvery: 1000,
-  checkpointEvery: 2,
-  recompute: false,
-});
-const streams = () => ({
-  labeled: new MT19937(1),
-  unlabeled: new MT19937(2),
-  noise: new MT19937(3),
-  method: new MT19937(4),
-  dropoutSeed: 5,
-});
+const cfg = (network: ResNetNetwork, steps: number): TrainerConfig =>
+  sgdHeadConfig(network, steps, { batchL: 4, emaDecay: 0.9, checkpointEvery: 2 });
 const trainer = (id: DeepMethodId, network: ResNetNetwork, steps = 4) =>
-  new DeepTrainer(cfg(network, steps), method(id), { yl, k: K, views }, streams());
+  new DeepTrainer(cfg(network, steps), method(id), { yl, k: K, views }, fixedStreams());
 
 /** max |a − b| / max |b| over every buffer. */
 function relDiff(a: Record<string, Float32Array>, b: Record<string, Float32Array>): number {

@@ -15,6 +15,8 @@ import { DeepTrainer } from '../../../../src/lib/models/deep/trainer.ts';
 import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
 import { cifarRenderer, finetuneViews } from '../../../../src/lib/suite/finetuneViews.ts';
 import { parseSafetensors } from '../../../../src/lib/weights/safetensors.ts';
+import { cyclicLabels, fixedStreams } from '../../../../scripts/bench/stepFixture.ts';
+import { sgdHeadConfig } from '../../helpers/sgdHeadConfig.ts';
 
 const backend = await initNodeBackend(process.argv[2] as NodeBackend);
 const weights = parseSafetensors(
@@ -44,34 +46,10 @@ for (const id of ['fixmatch', 'meanteacher'] as const) {
     headHidden: 16,
   });
   const t = new DeepTrainer(
-    {
-      network: net,
-      steps: 2,
-      batchL: 4,
-      optimizer: 'sgd',
-      lr: 0.05,
-      cosineFraction: 7 / 16,
-      weightDecay: 5e-4,
-      emaDecay: 0.9,
-      noiseWeak: 0,
-      noiseStrong: 0,
-      dropoutAttention: 0,
-      dropoutFfn: 0,
-      initSeed: 0,
-      quirks: 'rsb',
-      progressEvery: 1000,
-      checkpointEvery: 0,
-      recompute: false,
-    },
+    sgdHeadConfig(net, 2, { batchL: 4, emaDecay: 0.9, checkpointEvery: 0 }),
     createMethod(id, 'rsb', { mu: 1, lambdaU: 1 }),
-    { yl: Int32Array.from({ length: nL }, (_, i) => i % 5), k: 5, views },
-    {
-      labeled: new MT19937(1),
-      unlabeled: new MT19937(2),
-      noise: new MT19937(3),
-      method: new MT19937(4),
-      dropoutSeed: 5,
-    },
+    { yl: cyclicLabels(nL, 5), k: 5, views },
+    fixedStreams(),
   );
   await t.run();
   const flat = (o: Record<string, Float32Array>) => Object.values(o).flatMap((a) => Array.from(a));

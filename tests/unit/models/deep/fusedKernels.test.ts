@@ -13,27 +13,14 @@ import { FlatLayout } from '../../../../src/lib/models/deep/flatParams.ts';
 import * as F from '../../../../src/lib/models/deep/fused.ts';
 import { registerFusedKernels } from '../../../../src/lib/models/deep/fusedKernels.ts';
 import { SlotOptimizer, variableFrom, type OptimizerKind } from '../../../../src/lib/models/deep/optim.ts';
-import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
+import { hostNormals, onBackend, type Host } from './hostOps.ts';
 
-const rng = new MT19937(5);
-const rand = (shape: number[]) => {
-  const n = shape.reduce((a, b) => a * b, 1);
-  return { shape, data: Float32Array.from({ length: n }, () => rng.normal()) };
-};
-type Host = ReturnType<typeof rand>;
+const rand = hostNormals(5);
 
-/** Runs f on `backend` with host inputs; returns every output as host arrays. */
+/** Runs f on `backend` with host inputs; returns every output as host arrays, leaving no tensor. */
 async function on(backend: string, inputs: Host[], f: (...t: tf.Tensor[]) => tf.Tensor | tf.Tensor[]) {
-  await tf.setBackend(backend);
-  const before = tf.memory().numTensors;
-  const ts = inputs.map((h) => tf.tensor(h.data, h.shape));
-  const out = tf.tidy(() => {
-    const r = f(...ts);
-    return Array.isArray(r) ? r : [r];
-  });
-  const arrays = await Promise.all(out.map(async (t) => (await t.data()) as Float32Array));
-  tf.dispose([...ts, ...out]);
-  expect(tf.memory().numTensors).toBe(before);
+  const { arrays, leaked } = await onBackend(backend, inputs, f);
+  expect(leaked).toBe(0);
   return arrays;
 }
 

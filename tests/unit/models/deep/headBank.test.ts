@@ -24,6 +24,8 @@ import {
 import type { DeepNetwork } from '../../../../src/lib/models/deep/network.ts';
 import { DeepTrainer, type TrainerConfig } from '../../../../src/lib/models/deep/trainer.ts';
 import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
+import { fixedStreams } from '../../../../scripts/bench/stepFixture.ts';
+import { sgdHeadConfig } from '../../helpers/sgdHeadConfig.ts';
 
 const K = 4;
 const DIM = 16;
@@ -92,34 +94,10 @@ const test = {
 const yTest = Array.from({ length: NE }, (_, i) => label(NL + NU + i));
 
 function config(network: DeepNetwork, steps: number): TrainerConfig {
-  return {
-    network,
-    steps,
-    batchL: 16,
-    optimizer: 'sgd',
-    lr: 0.05,
-    cosineFraction: 7 / 16,
-    weightDecay: 5e-4,
-    emaDecay: 0.99,
-    noiseWeak: 0,
-    noiseStrong: 0,
-    dropoutAttention: 0,
-    dropoutFfn: 0,
-    initSeed: 0,
-    quirks: 'rsb',
-    progressEvery: 1_000,
-    checkpointEvery: 0,
-    recompute: false,
-  };
+  return sgdHeadConfig(network, steps, { batchL: 16, emaDecay: 0.99, checkpointEvery: 0 });
 }
 
-const streams = () => ({
-  labeled: new MT19937(1),
-  unlabeled: new MT19937(2),
-  noise: new MT19937(3),
-  method: new MT19937(4),
-  dropoutSeed: 5,
-});
+const streams = fixedStreams;
 
 /** μ = 1 and λ_u = 1 for every method (§7.6; the configs' μ 7 and λ_u 10 are overridden). */
 const IMAGE_VALUES: Record<string, number> = { mu: 1, lambdaU: 1 };

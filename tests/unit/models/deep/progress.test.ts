@@ -13,19 +13,15 @@ import { createDeepEstimator } from '../../../../src/lib/models/deep/deepEstimat
 import type { StepReport } from '../../../../src/lib/models/deep/trainer.ts';
 import type { Progress } from '../../../../src/lib/models/estimator.ts';
 import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
-import type { Matrix } from '../../../../src/lib/types.ts';
+import { cyclicLabels, normalRows } from '../../../../scripts/bench/stepFixture.ts';
 
 const d = 4,
   k = 3;
 
 function data() {
   const rng = new MT19937(11);
-  const mk = (rows: number): Matrix => ({
-    rows,
-    cols: d,
-    data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-  });
-  const yl = Int32Array.from({ length: 12 }, (_, i) => i % k);
+  const mk = (rows: number) => normalRows(rng, rows, d);
+  const yl = cyclicLabels(12, k);
   return { Xl: mk(12), yl, Xu: mk(30) };
 }
 

@@ -12,6 +12,7 @@ import { trainerConfig } from '../../../../src/lib/models/deep/config.ts';
 import { createMethod, DEEP_METHOD_IDS } from '../../../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../../../src/lib/models/deep/trainer.ts';
 import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
+import { cyclicLabels, fixedStreams, normalRows } from '../../../../scripts/bench/stepFixture.ts';
 
 const d = 4,
   k = 3,
@@ -27,23 +28,13 @@ beforeAll(async () => {
 describe('a deep training step on wasm', () => {
   it.each(DEEP_METHOD_IDS)('%s: kernels within budget, one small upload, no read-back', async (id) => {
     const rng = new MT19937(7);
-    const mk = (rows: number) => ({
-      rows,
-      cols: d,
-      data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-    });
+    const mk = (rows: number) => normalRows(rng, rows, d);
     const method = createMethod(id);
     const tr = new DeepTrainer(
       trainerConfig(d, k, { size: 'tiny', steps: 10, batchL: bL, progressEvery: 100 }),
       method,
-      { Xl: mk(12), yl: Int32Array.from({ length: 12 }, (_, i) => i % k), Xu: mk(40), k },
-      {
-        labeled: new MT19937(1),
-        unlabeled: new MT19937(2),
-        noise: new MT19937(3),
-        method: new MT19937(4),
-        dropoutSeed: 5,
-      },
+      { Xl: mk(12), yl: cyclicLabels(12, k), Xu: mk(40), k },
+      fixedStreams(),
     );
     try {
       await tr.run({}, 1); // first use: data and labels go to the device

@@ -22,7 +22,7 @@ import { createMethod, type DeepMethodId } from '../../../../src/lib/models/deep
 import { DeepTrainer, lrAt, rampAt, type DeepCheckpoint } from '../../../../src/lib/models/deep/trainer.ts';
 import { AbortError, NotFittedError } from '../../../../src/lib/models/estimator.ts';
 import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
-import type { Matrix } from '../../../../src/lib/types.ts';
+import { cyclicLabels, fixedStreams, normalRows } from '../../../../scripts/bench/stepFixture.ts';
 
 const MICRO: FTSize = { blocks: 2, dToken: 8, heads: 2, ffnHidden: 8 };
 const d = 4,
@@ -30,27 +30,17 @@ const d = 4,
 
 function data(seed: number) {
   const rng = new MT19937(seed);
-  const mk = (rows: number): Matrix => ({
-    rows,
-    cols: d,
-    data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-  });
+  const mk = (rows: number) => normalRows(rng, rows, d);
   const Xl = mk(12),
     Xu = mk(40);
-  const yl = Int32Array.from({ length: 12 }, (_, i) => i % k);
+  const yl = cyclicLabels(12, k);
   for (let i = 0; i < 12; i++) Xl.data[i * d] += 2 * yl[i];
   return { Xl, yl, Xu, k };
 }
 
 function trainer(id: DeepMethodId, steps: number, extra: Partial<Parameters<typeof trainerConfig>[2]> = {}) {
   const cfg = trainerConfig(d, k, { size: MICRO, steps, batchL: 8, progressEvery: 10, ...extra });
-  const streams = {
-    labeled: new MT19937(1),
-    unlabeled: new MT19937(2),
-    noise: new MT19937(3),
-    method: new MT19937(4),
-    dropoutSeed: 5,
-  };
+  const streams = fixedStreams();
   return new DeepTrainer(cfg, createMethod(id), data(7), streams);
 }
 

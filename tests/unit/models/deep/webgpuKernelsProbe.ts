@@ -7,26 +7,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { initNodeBackend, type NodeBackend } from '../../../../src/cli/tfNode.ts';
 import * as F from '../../../../src/lib/models/deep/fused.ts';
-import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
+import { hostNormals, onBackend, type Host } from './hostOps.ts';
 
 const target = await initNodeBackend(process.argv[2] as NodeBackend);
-const rng = new MT19937(9);
-const host = (shape: number[]) => ({
-  shape,
-  data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()),
-});
-type Host = ReturnType<typeof host>;
+const host = hostNormals(9);
 
 async function on(backend: string, inputs: Host[], f: (...t: tf.Tensor[]) => tf.Tensor | tf.Tensor[]) {
-  await tf.setBackend(backend);
-  const ts = inputs.map((h) => tf.tensor(h.data, h.shape));
-  const out = tf.tidy(() => {
-    const r = f(...ts);
-    return Array.isArray(r) ? r : [r];
-  });
-  const arrays = await Promise.all(out.map(async (t) => (await t.data()) as Float32Array));
-  tf.dispose([...ts, ...out]);
-  return arrays;
+  return (await onBackend(backend, inputs, f)).arrays;
 }
 
 const result: Record<string, [number, boolean]> = {};

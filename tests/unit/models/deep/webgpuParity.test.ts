@@ -7,25 +7,17 @@
  *    software GPU: FixMatch (Adam, quirks rsb) and ICT (SGD + cosine, quirks fixed, soft targets),
  *    within 1e-4 as on cpu and wasm, with no leaked tensors; one FixMatch step stays finite.
  */
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { probePath, runProbe, SWIFTSHADER_ICD, swiftShaderEnv } from '../../helpers/probe.ts';
+import { runSwiftShaderProbe } from '../../helpers/probe.ts';
 
 const TOL = 1e-4;
 
 describe('deep trainer on webgpu (Dawn, SwiftShader)', () => {
   it('runs the fused ops as WGSL programs that agree with the cpu kernels', async () => {
-    expect(existsSync(SWIFTSHADER_ICD), `${SWIFTSHADER_ICD} (Debian's chromium package) is needed`).toBe(
-      true,
-    );
-    const r = await runProbe(
-      probePath('tests/unit/models/deep/webgpuKernelsProbe.ts'),
-      'webgpu',
-      swiftShaderEnv(),
+    const { result } = await runSwiftShaderProbe<{ result: Record<string, [number, boolean]> }>(
+      'tests/unit/models/deep/webgpuKernelsProbe.ts',
       170_000,
     );
-    expect(r.code, r.err).toBe(0);
-    const { result } = JSON.parse(r.out) as { result: Record<string, [number, boolean]> };
     expect(Object.keys(result).length).toBeGreaterThanOrEqual(15);
     for (const [op, [err, zeros]] of Object.entries(result)) {
       expect(err, op).toBeLessThan(2e-6);
@@ -36,23 +28,13 @@ describe('deep trainer on webgpu (Dawn, SwiftShader)', () => {
   }, 180_000);
 
   it('matches PyTorch: forwards, losses, masks, gradients and 3-step weights', async () => {
-    expect(existsSync(SWIFTSHADER_ICD), `${SWIFTSHADER_ICD} (Debian's chromium package) is needed`).toBe(
-      true,
-    );
-    const r = await runProbe(
-      probePath('tests/unit/models/deep/webgpuParityProbe.ts'),
-      'webgpu',
-      swiftShaderEnv(),
-      580_000,
-    );
-    expect(r.code, r.err).toBe(0);
-    const out = JSON.parse(r.out) as {
+    const out = await runSwiftShaderProbe<{
       tfBackend: string;
       errors: Record<string, number>;
       mismatches: string[];
       leaked: number;
       finite: boolean;
-    };
+    }>('tests/unit/models/deep/webgpuParityProbe.ts', 580_000);
     expect(out.tfBackend).toBe('webgpu');
     expect(out.mismatches).toEqual([]);
     const bad = Object.entries(out.errors).filter(([, e]) => !(e <= TOL));

@@ -12,6 +12,7 @@ import { createMethod } from '../../../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../../../src/lib/models/deep/trainer.ts';
 import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
 import { checkParity, type ParityFixture } from './parityCheck.ts';
+import { cyclicLabels, fixedStreams, normalRows } from '../../../../scripts/bench/stepFixture.ts';
 
 const backend = await initNodeBackend(process.argv[2] as NodeBackend);
 const fx = JSON.parse(
@@ -33,22 +34,12 @@ const leaked = tf.memory().numTensors - before;
 const d = 4,
   k = 3;
 const rng = new MT19937(3);
-const mk = (rows: number) => ({
-  rows,
-  cols: d,
-  data: Float32Array.from({ length: rows * d }, () => rng.normal()),
-});
+const mk = (rows: number) => normalRows(rng, rows, d);
 const tr = new DeepTrainer(
   trainerConfig(d, k, { size: 'tiny', steps: 10, batchL: 8, progressEvery: 100 }),
   createMethod('fixmatch'),
-  { Xl: mk(16), yl: Int32Array.from({ length: 16 }, (_, i) => i % k), Xu: mk(64), k },
-  {
-    labeled: new MT19937(1),
-    unlabeled: new MT19937(2),
-    noise: new MT19937(3),
-    method: new MT19937(4),
-    dropoutSeed: 5,
-  },
+  { Xl: mk(16), yl: cyclicLabels(16, k), Xu: mk(64), k },
+  fixedStreams(),
 );
 await tr.run({}, 1);
 const prof = await tf.profile(async () => {

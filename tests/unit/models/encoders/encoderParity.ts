@@ -9,7 +9,7 @@
  *   (key biases floored at 1e-3 of the largest gradient), 3 SGD steps (momentum, coupled decay):
  *   losses, parameters, the update θ3 − θ0; the padding rows of the embeddings get no gradient;
  * - MiniLM eval: last hidden state, masked mean pooled feature padded and cut.
- * Every function leaves no tensor behind.
+ * The features' shapes ([n, hidden]) are facts. Every function leaves no tensor behind.
  */
 import * as tf from '@tensorflow/tfjs';
 import { loadMiniLMWeights, minilmBackbone } from '../../../../src/lib/models/backbone/minilm.ts';
@@ -52,7 +52,7 @@ export interface CheckResult {
 const tiny = (g: ModelGolden) => ({ heads: g.config.num_attention_heads });
 
 /** The golden eval batch, cut to its first L tokens, as [n, 2, L]. */
-function evalInput(e: EvalGolden, L = e.seqLength): tf.Tensor3D {
+export function evalInput(e: EvalGolden, L = e.seqLength): tf.Tensor3D {
   const ids: number[] = [],
     mask: number[] = [];
   for (let r = 0; r < e.batch; r++)
@@ -78,7 +78,7 @@ async function read(t: tf.Tensor): Promise<Float32Array> {
 }
 
 /** The network's initial weights with the fixture's classifier (the oracle's random head). */
-function initialWithFixtureHead(net: DeepNetwork, file: SafetensorsFile): Map<string, Float32Array> {
+export function initialWithFixtureHead(net: DeepNetwork, file: SafetensorsFile): Map<string, Float32Array> {
   const init = net.init(0);
   for (const name of file.names.filter((n) => n.startsWith('classifier.'))) {
     const { shape } = file.info(name);
@@ -106,7 +106,9 @@ export async function robertaEvalParity(dir = FIXTURES): Promise<CheckResult> {
     errors.lastHidden = relErr(await read(h), f32(E.lastHidden));
 
     const bb = robertaBackbone(w, { seqLength: 256 });
-    errors.sFeature = relErr(await read(bb.forward(x)), f32(E.sFeature!));
+    const s = bb.forward(x);
+    facts.sFeatureShape = JSON.stringify(s.shape) === JSON.stringify([E.batch, w.config.hidden]);
+    errors.sFeature = relErr(await read(s), f32(E.sFeature!));
     const cut = evalInput(E, longestRow(E));
     errors.unpadded = relErr(await read(bb.forward(cut)), f32(E.sFeature!));
     cut.dispose();
@@ -305,12 +307,16 @@ export async function minilmEvalParity(dir = FIXTURES): Promise<CheckResult> {
     const h = tf.tidy(() => encoderForward(w.config, P, '', ids, mask));
     errors.lastHidden = relErr(await read(h), f32(E.lastHidden));
     const bb = minilmBackbone(w);
-    errors.pooled = relErr(await read(bb.forward(x)), f32(E.pooled!));
+    const pooled = bb.forward(x);
+    const facts = {
+      pooledShape: JSON.stringify(pooled.shape) === JSON.stringify([E.batch, w.config.hidden]),
+    };
+    errors.pooled = relErr(await read(pooled), f32(E.pooled!));
     const cut = evalInput(E, longestRow(E));
     errors.unpadded = relErr(await read(bb.forward(cut)), f32(E.pooled!));
     cut.dispose();
     bb.dispose();
-    return { errors, facts: {} };
+    return { errors, facts };
   } finally {
     tf.dispose([x, ids, mask, ...Object.values(P)]);
   }

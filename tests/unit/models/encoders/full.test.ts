@@ -20,15 +20,11 @@ import {
   tokenRows,
 } from '../../../../src/lib/models/backbone/roberta.ts';
 import { installWasmBatchMatMul } from '../../../../src/lib/models/deep/batchMatMul.ts';
-import { transpose2d } from '../../../../src/lib/weights/weightMap.ts';
-import { f32, loadFile, loadGoldens, relErr, TOL, worst, type EvalGolden } from './fixture.ts';
+import { evalInput, initialWithFixtureHead } from './encoderParity.ts';
+import { f32, loadFile, loadGoldens, relErr, TOL, worst } from './fixture.ts';
 
 const DIR = process.env.RAC_FULL_DIR ?? '/tmp/rac-encoders-full';
 const RUN = process.env.RAC_FULL_PARITY === '1';
-
-function input(e: EvalGolden): tf.Tensor3D {
-  return tf.tensor3d(tokenRows(e.ids, e.mask, e.batch, e.seqLength), [e.batch, 2, e.seqLength]);
-}
 
 describe.skipIf(!RUN).each(['cpu', 'wasm'] as const)('full-size encoder parity on %s', (backend) => {
   it('roberta-base and MiniLM-L6 eval forwards', { timeout: 600_000 }, async () => {
@@ -44,7 +40,7 @@ describe.skipIf(!RUN).each(['cpu', 'wasm'] as const)('full-size encoder parity o
     const rFile = loadFile(DIR, G.roberta.file);
     const rw = loadRobertaWeights(rFile);
     const re = G.roberta.eval;
-    const x = input(re);
+    const x = evalInput(re);
     {
       const { ids, mask } = splitTokens(x);
       const P: Record<string, tf.Tensor> = {};
@@ -61,11 +57,7 @@ describe.skipIf(!RUN).each(['cpu', 'wasm'] as const)('full-size encoder parity o
     const net = robertaForSequenceClassification(rw, G.roberta.config.num_labels, {
       seqLength: re.seqLength,
     });
-    const init = net.init(0);
-    for (const name of rFile.names.filter((n) => n.startsWith('classifier.'))) {
-      const { shape } = rFile.info(name);
-      init.set(name, shape.length === 2 ? transpose2d(rFile.float32(name), shape).data : rFile.float32(name));
-    }
+    const init = initialWithFixtureHead(net, rFile);
     const W: Record<string, tf.Tensor> = {};
     for (const sp of net.specs()) W[sp.name] = tf.tensor(init.get(sp.name)!, sp.shape);
     const x2 = tf.reshape(x, [re.batch, 2 * re.seqLength]) as tf.Tensor2D;
@@ -77,7 +69,7 @@ describe.skipIf(!RUN).each(['cpu', 'wasm'] as const)('full-size encoder parity o
     const mb = minilmBackbone(mw);
     expect([mb.id, mb.feature, mb.dim]).toEqual(['minilm-l6', 'minilm-mean-384', 384]);
     const me = G.minilm.eval;
-    const xm = input(me);
+    const xm = evalInput(me);
     const pooled = mb.forward(xm);
     errors['minilm pooled'] = relErr(await pooled.data(), f32(me.pooled!));
     mb.dispose();

@@ -14,26 +14,15 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadMiniLMWeights, meanPool, minilmBackbone } from '../../../../src/lib/models/backbone/minilm.ts';
-import { encoderForward, splitTokens, tokenRows } from '../../../../src/lib/models/backbone/roberta.ts';
 import { parseSafetensors } from '../../../../src/lib/weights/safetensors.ts';
 import { writeSafetensors, type TensorSpec } from '../../weights/helpers.ts';
-import { f32, FIXTURES, loadFile, loadGoldens, relErr, report, TOL, worst } from './fixture.ts';
+import { minilmEvalParity } from './encoderParity.ts';
+import { expectParity, MINILM_EVAL } from './expectParity.ts';
+import { FIXTURES, loadFile, loadGoldens } from './fixture.ts';
 
 const M = loadGoldens().minilm;
 const FILE = loadFile(FIXTURES, M.file);
 const TINY = { heads: M.config.num_attention_heads };
-const E = M.eval;
-
-function input(L = E.seqLength): tf.Tensor3D {
-  const ids: number[] = [],
-    mask: number[] = [];
-  for (let r = 0; r < E.batch; r++)
-    for (let j = 0; j < L; j++) {
-      ids.push(E.ids[r * E.seqLength + j]);
-      mask.push(E.mask[r * E.seqLength + j]);
-    }
-  return tf.tensor3d(tokenRows(ids, mask, E.batch, L), [E.batch, 2, L]);
-}
 
 let before = 0;
 beforeAll(async () => {
@@ -52,33 +41,9 @@ describe.each(['cpu', 'wasm'] as const)('MiniLM parity with PyTorch on %s', (bac
     before = tf.memory().numTensors;
   });
 
+  // The checks themselves live in encoderParity.ts, shared with the webgpu test.
   it('last hidden state and masked mean pooling', async () => {
-    const w = loadMiniLMWeights(FILE, { config: TINY });
-    const x = input();
-    const errors: Record<string, number> = {};
-    const { ids, mask } = splitTokens(x);
-    const P: Record<string, tf.Tensor> = {};
-    for (const [name, t] of w.tensors) P[name] = tf.tensor(t.data, t.shape);
-    const h = tf.tidy(() => encoderForward(w.config, P, '', ids, mask));
-    errors.lastHidden = relErr(await h.data(), f32(E.lastHidden));
-
-    const bb = minilmBackbone(w);
-    const pooled = bb.forward(x);
-    expect(pooled.shape).toEqual([E.batch, 32]);
-    errors.pooled = relErr(await pooled.data(), f32(E.pooled!));
-    const longest = Math.max(
-      ...Array.from({ length: E.batch }, (_, r) =>
-        E.mask.slice(r * E.seqLength, (r + 1) * E.seqLength).reduce((a, b) => a + b, 0),
-      ),
-    );
-    const xs = input(longest);
-    const cut = bb.forward(xs);
-    errors.unpadded = relErr(await cut.data(), f32(E.pooled!));
-    bb.dispose();
-    tf.dispose([x, xs, ids, mask, h, pooled, cut, ...Object.values(P)]);
-    report(`minilm eval ${backend}`, errors);
-    const [name, e] = worst(errors);
-    expect(e, `${name}: ${JSON.stringify(errors)}`).toBeLessThanOrEqual(TOL);
+    expectParity(`minilm eval ${backend}`, await minilmEvalParity(), ...MINILM_EVAL);
   });
 });
 

@@ -20,37 +20,19 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createPositionIds,
-  encoderForward,
   loadRobertaWeights,
   robertaBackbone,
   robertaForSequenceClassification,
-  splitTokens,
   tokenRows,
   type EncoderWeights,
 } from '../../../../src/lib/models/backbone/roberta.ts';
 import { installWasmBatchMatMul } from '../../../../src/lib/models/deep/batchMatMul.ts';
-import { createMethod } from '../../../../src/lib/models/deep/methods/index.ts';
 import type { DeepNetwork } from '../../../../src/lib/models/deep/network.ts';
-import { DeepTrainer, type BatchDraw, type TrainerConfig } from '../../../../src/lib/models/deep/trainer.ts';
-import type { ViewSource } from '../../../../src/lib/models/deep/views.ts';
-import { MT19937 } from '../../../../src/lib/protocol/rng.ts';
 import { parseSafetensors, type SafetensorsFile } from '../../../../src/lib/weights/safetensors.ts';
-import { transpose2d } from '../../../../src/lib/weights/weightMap.ts';
 import { writeSafetensors, type TensorSpec } from '../../weights/helpers.ts';
-import {
-  f32,
-  FIXTURES,
-  loadFile,
-  loadGoldens,
-  relErr,
-  report,
-  scaleOf,
-  TOL,
-  torchLayout,
-  worst,
-  type TrainGolden,
-} from './fixture.ts';
+import { evalInput, robertaEvalParity, robertaTrainParity } from './encoderParity.ts';
+import { expectParity, ROBERTA_EVAL, ROBERTA_TRAIN } from './expectParity.ts';
+import { FIXTURES, loadFile, loadGoldens, relErr, type TrainGolden } from './fixture.ts';
 
 const G = loadGoldens();
 const R = G.roberta;
@@ -60,105 +42,10 @@ const CLASSES = R.config.num_labels;
 const E = R.eval;
 const T = R.train as TrainGolden;
 
-function evalInput(L = E.seqLength): tf.Tensor3D {
-  const ids: number[] = [],
-    mask: number[] = [];
-  for (let r = 0; r < E.batch; r++)
-    for (let j = 0; j < L; j++) {
-      ids.push(E.ids[r * E.seqLength + j]);
-      mask.push(E.mask[r * E.seqLength + j]);
-    }
-  return tf.tensor3d(tokenRows(ids, mask, E.batch, L), [E.batch, 2, L]);
-}
-
-/** The network's initial weights with the fixture's classifier (the oracle's random head). */
-function initialWithFixtureHead(net: DeepNetwork): Map<string, Float32Array> {
-  const init = net.init(0);
-  for (const name of FILE.names.filter((n) => n.startsWith('classifier.'))) {
-    const { shape } = FILE.info(name);
-    const a = FILE.float32(name);
-    init.set(name, shape.length === 2 ? transpose2d(a, shape).data : a.slice());
-  }
-  return init;
-}
-
 function tensorsOf(init: Map<string, Float32Array>, net: DeepNetwork): Record<string, tf.Tensor> {
   const P: Record<string, tf.Tensor> = {};
   for (const s of net.specs()) P[s.name] = tf.tensor(init.get(s.name)!, s.shape);
   return P;
-}
-
-/** The oracle's three batches as the trainer's labeled rows (views [ids…, mask…]). */
-function batchViews(): { views: ViewSource; yl: Int32Array; draw: (it: number) => BatchDraw } {
-  const L = T.seqLength;
-  const n = T.batches.length * T.batches[0].labels.length;
-  const rows = new Float32Array(n * 2 * L);
-  const yl = new Int32Array(n);
-  let r = 0;
-  for (const b of T.batches) {
-    const bn = b.labels.length;
-    rows.set(tokenRows(b.ids, b.mask, bn, L), r * 2 * L);
-    yl.set(b.labels, r);
-    r += bn;
-  }
-  const bL = T.batches[0].labels.length;
-  const views: ViewSource = {
-    nL: n,
-    nU: 0,
-    dim: 2 * L,
-    draw: () => [],
-    drawsLabeled: () => false,
-    labeled: (idx) => {
-      const out = new Float32Array(idx.length * 2 * L);
-      idx.forEach((i, j) => out.set(rows.subarray(i * 2 * L, (i + 1) * 2 * L), j * 2 * L));
-      return tf.tensor2d(out, [idx.length, 2 * L]);
-    },
-    unlabeled: () => {
-      throw new Error('no unlabeled rows');
-    },
-  };
-  const draw = (it: number): BatchDraw => ({
-    idxL: Int32Array.from({ length: bL }, (_, j) => it * bL + j),
-    idxU: new Int32Array(0),
-    noise: [],
-  });
-  return { views, yl, draw };
-}
-
-function trainer(net: DeepNetwork, views: ViewSource, yl: Int32Array, recompute = false): DeepTrainer {
-  const cfg: TrainerConfig = {
-    network: net,
-    steps: T.batches.length,
-    batchL: T.batches[0].labels.length,
-    optimizer: 'sgd',
-    lr: T.lr,
-    cosineFraction: 0, // constant lr: the oracle's plain SGD
-    weightDecay: T.weightDecay,
-    emaDecay: 0.999,
-    noiseWeak: 0,
-    noiseStrong: 0,
-    dropoutAttention: 0,
-    dropoutFfn: 0,
-    initSeed: 0,
-    quirks: 'fixed',
-    progressEvery: 1,
-    checkpointEvery: 0,
-    recompute,
-  };
-  const streams = {
-    labeled: new MT19937(1),
-    unlabeled: new MT19937(2),
-    noise: new MT19937(3),
-    method: new MT19937(4),
-    dropoutSeed: 0,
-  };
-  return new DeepTrainer(
-    cfg,
-    createMethod('ftt'),
-    { yl, k: CLASSES, views },
-    streams,
-    initialWithFixtureHead(net),
-  );
 }
 
 let before = 0;
@@ -179,51 +66,15 @@ describe.each(['cpu', 'wasm'] as const)('RoBERTa parity with PyTorch on %s', (ba
     before = tf.memory().numTensors;
   });
 
+  // The checks themselves live in encoderParity.ts, shared with the webgpu test.
   it('eval: position ids, last hidden state, <s> feature and logits', async () => {
-    const w = loadRobertaWeights(FILE, { config: TINY });
-    const x = evalInput();
-    const errors: Record<string, number> = {};
-
-    const { ids, mask } = splitTokens(x);
-    const pos = createPositionIds(ids, 1);
-    expect(Array.from(await pos.data())).toEqual(E.positionIds);
-    const P: Record<string, tf.Tensor> = {};
-    for (const [name, t] of w.tensors) P[name] = tf.tensor(t.data, t.shape);
-    const h = tf.tidy(() => encoderForward(w.config, P, '', ids, mask));
-    errors.lastHidden = relErr(await h.data(), f32(E.lastHidden));
-    tf.dispose([ids, mask, pos, h, ...Object.values(P)]);
-
-    const bb = robertaBackbone(w, { seqLength: 256 });
-    const s = bb.forward(x);
-    expect(s.shape).toEqual([E.batch, 32]);
-    errors.sFeature = relErr(await s.data(), f32(E.sFeature!));
-    // §6.5: the frozen encoder MAY run without padding: cut the batch to its longest row.
-    const longest = Math.max(
-      ...Array.from({ length: E.batch }, (_, r) =>
-        E.mask.slice(r * E.seqLength, (r + 1) * E.seqLength).reduce((a, b) => a + b, 0),
-      ),
-    );
-    const xs = evalInput(longest);
-    const s2 = bb.forward(xs);
-    errors.unpadded = relErr(await s2.data(), f32(E.sFeature!));
-    tf.dispose([s, xs, s2]);
-    bb.dispose();
-
-    const net = robertaForSequenceClassification(w, CLASSES, { seqLength: E.seqLength });
-    const W = tensorsOf(initialWithFixtureHead(net), net);
-    const x2 = tf.reshape(x, [E.batch, 2 * E.seqLength]) as tf.Tensor2D;
-    const logits = net.forward(W, x2, { noGrad: true });
-    errors.logits = relErr(await logits.data(), f32(E.logits!));
-    tf.dispose([x, x2, logits, ...Object.values(W)]);
-
-    report(`roberta eval ${backend}`, errors);
-    const [name, e] = worst(errors);
-    expect(e, `${name}: ${JSON.stringify(errors)}`).toBeLessThanOrEqual(TOL);
+    expectParity(`roberta eval ${backend}`, await robertaEvalParity(), ...ROBERTA_EVAL);
   });
 
   it('training: CE gradients at init and 3 SGD steps (momentum, coupled decay) through the trainer', async () => {
-    const w = loadRobertaWeights(FILE, { config: TINY });
-    const net = robertaForSequenceClassification(w, CLASSES, { seqLength: T.seqLength });
+    const net = robertaForSequenceClassification(loadRobertaWeights(FILE, { config: TINY }), CLASSES, {
+      seqLength: T.seqLength,
+    });
     // §7.2's decay group: every weight (embeddings, LayerNorm.weight included), no bias.
     expect(
       net
@@ -232,61 +83,7 @@ describe.each(['cpu', 'wasm'] as const)('RoBERTa parity with PyTorch on %s', (ba
         .map((s) => s.name)
         .sort(),
     ).toEqual([...T.decay].sort());
-    const { views, yl, draw } = batchViews();
-    const errors: Record<string, number> = {};
-    const shapes = new Map(net.specs().map((s) => [s.name, s.shape]));
-
-    const g = trainer(net, views, yl);
-    try {
-      const { grads, terms } = await g.gradients(0, draw(0));
-      errors.loss = relErr([terms[0]], [T.loss]);
-      expect(Object.keys(grads).sort()).toEqual(Object.keys(T.grads).sort());
-      const refs = Object.entries(T.grads).map(([name, ref]) => [name, f32(ref)] as const);
-      // Key biases have a zero gradient in exact arithmetic: floor at 1e-3 of the largest gradient.
-      const floor = 1e-3 * scaleOf(refs.map(([, r]) => r));
-      for (const [name, ref] of refs)
-        errors[`grad ${name}`] = relErr(torchLayout(name, grads[name], shapes.get(name)!), ref, floor);
-      // nn.Embedding(padding_idx=1): row 1 gets no gradient though `<pad>` tokens use it.
-      const D = w.config.hidden;
-      for (const name of [
-        'roberta.embeddings.word_embeddings.weight',
-        'roberta.embeddings.position_embeddings.weight',
-      ])
-        expect(grads[name].subarray(D, 2 * D).every((v) => v === 0)).toBe(true);
-      expect(
-        grads['roberta.embeddings.position_embeddings.weight'].subarray(2 * D, 3 * D).some((v) => v !== 0),
-      ).toBe(true);
-    } finally {
-      g.dispose();
-    }
-
-    const tr = trainer(net, views, yl);
-    try {
-      const losses: number[] = [];
-      await tr.run({ drawBatch: draw, onProgress: (r) => losses.push(r.lossS) });
-      errors.losses = relErr(losses, T.losses);
-      const params = await tr.weights('params');
-      const init = initialWithFixtureHead(net);
-      const updates = Object.entries(T.params).map(([name, ref]) => {
-        const a = torchLayout(name, params[name], shapes.get(name)!);
-        const r = f32(ref);
-        const i0 = torchLayout(name, init.get(name)!, shapes.get(name)!);
-        errors[`param ${name}`] = relErr(a, r);
-        // The update θ3 − θ0 itself, which the weights' own scale could hide.
-        return [
-          name,
-          Float32Array.from(a, (v, j) => v - i0[j]),
-          Float32Array.from(r, (v, j) => v - i0[j]),
-        ] as const;
-      });
-      const floor = 1e-3 * scaleOf(updates.map(([, , dRef]) => dRef));
-      for (const [name, d, dRef] of updates) errors[`update ${name}`] = relErr(d, dRef, floor);
-    } finally {
-      tr.dispose();
-    }
-    report(`roberta train ${backend}`, errors);
-    const [name, e] = worst(errors);
-    expect(e, `${name}: ${e}`).toBeLessThanOrEqual(TOL);
+    expectParity(`roberta train ${backend}`, await robertaTrainParity(), ...ROBERTA_TRAIN);
   });
 });
 
@@ -301,7 +98,7 @@ describe('RoBERTa training mode (cpu)', () => {
       seqLength: E.seqLength,
     });
     const W = tensorsOf(net.init(3), net);
-    const x3 = evalInput();
+    const x3 = evalInput(E);
     const x = tf.reshape(x3, [E.batch, 2 * E.seqLength]) as tf.Tensor2D;
     const run = async (seed: number | null) => {
       const t = net.forward(W, x, { dropout: seed === null ? null : { attention: 0.1, ffn: 0.1, seed } });
@@ -334,7 +131,7 @@ describe('RoBERTa training mode (cpu)', () => {
       return v;
     });
     const P = Object.fromEntries(net.specs().map((s, i) => [s.name, vars[i] as tf.Tensor]));
-    const x3 = evalInput();
+    const x3 = evalInput(E);
     const x = tf.reshape(x3, [E.batch, 2 * E.seqLength]) as tf.Tensor2D;
     const labels = tf.tensor1d([0, 1, 2, 1], 'int32');
     const gradsOf = async (recompute: boolean) => {
