@@ -16,7 +16,7 @@
  * Options: --extract resnet50@224,resnet50@32,mnv3-small@224,roberta-base@256,minilm-l6@128 | none
  *          --heads image,text | none   --methods supervised,fixmatch,… (default: each modality's)
  *          --batches 2 (timed extraction batches)   --reps 10 (timed head steps)
- *          --image-batch 32   --text-batch 8   --backend wasm|cpu   --torch-threads default|N
+ *          --image-batch 32   --text-batch 8   --backend wasm|cpu   --torch-threads 1|default|N (1: as the TS side, one wasm thread)
  *          --tfjs-matmul (extraction with tfjs-wasm's own batched matmul; by default the SIMD one
  *          is installed first, as the product's extractBank does)
  */
@@ -50,7 +50,7 @@ const { values: opt } = parseArgs({
     'image-batch': { type: 'string', default: '32' },
     'text-batch': { type: 'string', default: '8' },
     backend: { type: 'string', default: 'wasm' },
-    'torch-threads': { type: 'string', default: 'default' },
+    'torch-threads': { type: 'string', default: '1' },
     'tfjs-matmul': { type: 'boolean', default: false },
   },
 });

@@ -23,6 +23,13 @@ import os
 import sys
 import time
 
+# OpenBLAS (numpy's and torch's GEMMs on Debian) sizes its thread pool from the environment when it
+# loads, whatever torch.set_num_threads says later: apply THREADS before numpy's import loads it, or a
+# "1 thread" run keeps one busy thread per core (CPU time ≈ 2 × wall; deep_step.py does the same).
+if len(sys.argv) > 2 and sys.argv[2] != 'default':
+    for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+        os.environ[_var] = sys.argv[2]
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'fixtures'))
 import numpy as np  # noqa: E402
