@@ -15,7 +15,7 @@ import { panelMethodParams, type PanelMethod } from './panelPlan.ts';
 import { DeepTrainer, type TrainerConfig } from '../models/deep/trainer.ts';
 import { streamSeed } from '../models/fitContext.ts';
 import { indicesSha256 } from '../protocol/indicesHash.ts';
-import { panelSplit, type PanelLabels, type PoolFile } from '../protocol/panelSplit.ts';
+import { panelSplit, type PanelLabels, type PanelSplit, type PoolFile } from '../protocol/panelSplit.ts';
 import { capPanelSplit, labelsOfFile, type PanelCaps } from '../protocol/panelSubsample.ts';
 import { MT19937 } from '../protocol/rng.ts';
 import { T_GRID, type Quirks, type Setting } from '../types.ts';
@@ -230,26 +230,19 @@ export async function runPanelCell(
   }
   const { fitMs, predictMs, correct } = result;
 
-  const perClass = new Array<number>(split.numClasses).fill(0);
-  for (const y of yl) perClass[y]++;
-  const unlabeled = [...drawn.unlabeledIn, ...drawn.unlabeledOut];
-  const hyper: Record<string, number | string | boolean | null> = {
-    B: batch,
-    mu: method.mu,
-    S: steps,
-    lambdaU: method.lambdaU,
-    emaDecay: loop.ema,
-    lr,
-    wd: 5e-4,
-    warmup: method.warmup,
-  };
-  for (const [key, value] of Object.entries(method.hyper))
-    if (
-      !(key in hyper) &&
-      (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
-    )
-      hyper[key] = value;
-  const [source, target] = spec.pair ? spec.pair.split('->') : [null, null];
+  const hyper = cellHyper(
+    {
+      B: batch,
+      mu: method.mu,
+      S: steps,
+      lambdaU: method.lambdaU,
+      emaDecay: loop.ema,
+      lr,
+      wd: 5e-4,
+      warmup: method.warmup,
+    },
+    method.hyper,
+  );
   return makeModalCell({
     modality: panel.modality,
     protocol: {
@@ -267,10 +260,7 @@ export async function runPanelCell(
       },
       overrides,
     },
-    dataset: {
-      ...inputs.dataset,
-      ...(source && target && spec.dataset !== 'imdb-amazon' ? { pair: { source, target } } : {}),
-    },
+    dataset: cellDataset(inputs.dataset, spec),
     setting: spec.setting,
     labels: spec.labels,
     t,
@@ -287,6 +277,54 @@ export async function runPanelCell(
       prng: 'mt19937 seeded by splitmix64 (bankSeed, row, kind, k)',
       sha256: bank.sha256,
     },
+    ...(await cellSplitOutcome(split, drawn, yl, correct)),
+    timing: { fit_ms: fitMs, predict_ms: predictMs, steps },
+    env: inputs.env,
+    subsample: capRecords.length ? capRecords : null,
+    created_at: inputs.createdAt,
+  } as Omit<ImageCellResult, 'schema'>);
+}
+
+/** A cell's algorithm hyper (every tier): the loop's values, then the method's own scalars. */
+export function cellHyper(
+  loop: Record<string, number | string | boolean | null>,
+  methodHyper: Readonly<Record<string, unknown>>,
+): Record<string, number | string | boolean | null> {
+  const hyper = { ...loop };
+  for (const [key, value] of Object.entries(methodHyper))
+    if (
+      !(key in hyper) &&
+      (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
+    )
+      hyper[key] = value;
+  return hyper;
+}
+
+/** A cell's dataset section: the panel's, with its pair (imdb-amazon has one pair and names none). */
+export function cellDataset<D extends object>(
+  dataset: D,
+  spec: { dataset: PanelDataset['id']; pair?: string | null },
+): D | (D & { pair: { source: string; target: string } }) {
+  const [source, target] = spec.pair ? spec.pair.split('->') : [null, null];
+  return source && target && spec.dataset !== 'imdb-amazon'
+    ? { ...dataset, pair: { source, target } }
+    : { ...dataset };
+}
+
+/**
+ * A cell's split and outcome sections (every tier): the split's sizes and index hash as drawn
+ * (`split`: after §10's caps, `drawn`: before, for the test size), and the score of `correct`.
+ */
+export async function cellSplitOutcome(
+  split: PanelSplit,
+  drawn: PanelSplit,
+  yl: Int32Array,
+  correct: number,
+): Promise<{ split: ImageCellResult['split']; outcome: ImageCellResult['outcome'] }> {
+  const perClass = new Array<number>(split.numClasses).fill(0);
+  for (const y of yl) perClass[y]++;
+  const unlabeled = [...drawn.unlabeledIn, ...drawn.unlabeledOut];
+  return {
     split: {
       n_labeled: split.labeled.length,
       labeled_per_class: perClass,
@@ -306,9 +344,5 @@ export async function runPanelCell(
       n_nan_rows: 0,
       flattened_from_t0: false,
     },
-    timing: { fit_ms: fitMs, predict_ms: predictMs, steps },
-    env: inputs.env,
-    subsample: capRecords.length ? capRecords : null,
-    created_at: inputs.createdAt,
-  } as Omit<ImageCellResult, 'schema'>);
+  };
 }

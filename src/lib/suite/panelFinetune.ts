@@ -30,7 +30,6 @@ import { createMethod } from '../models/deep/methods/index.ts';
 import type { DeepNetwork } from '../models/deep/network.ts';
 import { DeepTrainer, type DeepCheckpoint, type TrainerConfig } from '../models/deep/trainer.ts';
 import { streamSeed } from '../models/fitContext.ts';
-import { indicesSha256 } from '../protocol/indicesHash.ts';
 import { panelSplit, type PanelLabels, type PoolFile } from '../protocol/panelSplit.ts';
 import { capPanelSplit, labelsOfFile, type PanelCaps } from '../protocol/panelSubsample.ts';
 import { MT19937 } from '../protocol/rng.ts';
@@ -44,6 +43,7 @@ import {
   type RowRenderer,
   type TextRowOptions,
 } from './finetuneViews.ts';
+import { cellDataset, cellHyper, cellSplitOutcome } from './panelCell.ts';
 import type { PanelMethod } from './panelPlan.ts';
 import {
   datasetPairs,
@@ -322,27 +322,20 @@ export async function runFinetuneCell(
   }
   const { fitMs, predictMs, correct } = scored;
 
-  const perClass = new Array<number>(split.numClasses).fill(0);
-  for (const y of yl) perClass[y]++;
-  const unlabeled = [...drawn.unlabeledIn, ...drawn.unlabeledOut];
-  const hyper: Record<string, number | string | boolean | null> = {
-    B: batch,
-    mu: method.mu,
-    S: steps,
-    lambdaU: method.lambdaU,
-    emaDecay: EMA_DECAY,
-    lr,
-    wd: WEIGHT_DECAY,
-    warmup: method.warmup,
-    ...(files.modality === 'text' ? { dropout } : {}),
-  };
-  for (const [key, value] of Object.entries(method.hyper))
-    if (
-      !(key in hyper) &&
-      (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
-    )
-      hyper[key] = value;
-  const [source, target] = spec.pair ? spec.pair.split('->') : [null, null];
+  const hyper = cellHyper(
+    {
+      B: batch,
+      mu: method.mu,
+      S: steps,
+      lambdaU: method.lambdaU,
+      emaDecay: EMA_DECAY,
+      lr,
+      wd: WEIGHT_DECAY,
+      warmup: method.warmup,
+      ...(files.modality === 'text' ? { dropout } : {}),
+    },
+    method.hyper,
+  );
   const input: ModalCellResult['input'] =
     files.modality === 'image'
       ? {
@@ -369,11 +362,7 @@ export async function runFinetuneCell(
       },
       overrides,
     },
-    // As the bank tiers write it (panelCell.ts): imdb-amazon has one pair and names none.
-    dataset: {
-      ...files.dataset,
-      ...(source && target && spec.dataset !== 'imdb-amazon' ? { pair: { source, target } } : {}),
-    },
+    dataset: cellDataset(files.dataset, spec),
     setting: spec.setting,
     labels: spec.labels,
     t,
@@ -383,25 +372,7 @@ export async function runFinetuneCell(
     backbone: files.backbone,
     input,
     feature_bank: null,
-    split: {
-      n_labeled: split.labeled.length,
-      labeled_per_class: perClass,
-      n_test: drawn.test.length,
-      n_unlabeled: unlabeled.length,
-      n_unlabeled_ood: drawn.unlabeledOut.length,
-      n_unlabeled_in: drawn.unlabeledIn.length,
-      n_unlabeled_out: drawn.unlabeledOut.length,
-      take_all: split.takeAll,
-      indices_sha256: await indicesSha256({ labeled: drawn.labeled, test: drawn.test, unlabeled }),
-    },
-    outcome: {
-      status: 'ok',
-      accuracy: split.test.length ? correct / split.test.length : null,
-      n_correct: correct,
-      n_test: split.test.length,
-      n_nan_rows: 0,
-      flattened_from_t0: false,
-    },
+    ...(await cellSplitOutcome(split, drawn, yl, correct)),
     timing: { fit_ms: fitMs, predict_ms: predictMs, steps },
     env: ctx.env,
     subsample: capRecords.length ? capRecords : null,
