@@ -6,6 +6,16 @@ export class CliError extends Error {
   }
 }
 
+/** Plain errors of the shared core as CLI errors (a message, exit code 2, no stack); others pass. */
+export async function asCliError<T>(f: () => Promise<T> | T): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof CliError || !(e instanceof Error) || e.name !== 'Error') throw e;
+    throw new CliError(e.message);
+  }
+}
+
 export function required(values: Record<string, unknown>, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new CliError(`Missing --${name}.`);

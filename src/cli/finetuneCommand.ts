@@ -30,7 +30,7 @@ import { parseLabels, parseSeeds, parseTIndices } from '../lib/suite/selectors.t
 import { parseRunV3, RUN_SCHEMA_V3, type ModalCellResult } from '../lib/suite/schemaV3.ts';
 import { createTokenizer, parseJsonFile } from '../lib/weights/tokenizer.ts';
 import { parseSafetensors } from '../lib/weights/safetensors.ts';
-import { CliError, required } from './args.ts';
+import { asCliError, CliError, required } from './args.ts';
 import { checkOutPath } from './files.ts';
 import { loadHubSplitNode, loadLocalImagesNode } from './modalData.ts';
 import { resolveShard } from './shard.ts';
@@ -41,15 +41,6 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Flags of the bank tiers that mean nothing here: refused rather than silently ignored. */
 const BANK_FLAGS = ['bank-dir', 'kw', 'ks'] as const;
-
-async function asCliError<T>(f: () => Promise<T> | T): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (e instanceof CliError || !(e instanceof Error) || e.name !== 'Error') throw e;
-    throw new CliError(e.message);
-  }
-}
 
 export async function finetuneRunCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({

@@ -60,7 +60,7 @@ import {
 } from '../lib/suite/panelRun.ts';
 import { parseRunV3, RUN_SCHEMA_V3, type ModalCellResult } from '../lib/suite/schemaV3.ts';
 import { parseSafetensors } from '../lib/weights/safetensors.ts';
-import { CliError, required } from './args.ts';
+import { asCliError, CliError, required } from './args.ts';
 import { checkOutPath } from './files.ts';
 import { loadHubSplitNode, loadLocalImagesNode } from './modalData.ts';
 import { cliPanelSettings } from './splitCommand.ts';
@@ -98,16 +98,6 @@ async function loadPanelFileNode(
     return asCliError(async () => localSplit(ds, f.split));
   }
   return loadHubSplitNode(f.dataset, f.split, dataDir);
-}
-
-/** Errors of the shared core as CLI errors (a message, exit code 2, no stack). */
-async function asCliError<T>(f: () => Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (e instanceof CliError || !(e instanceof Error) || e.name !== 'Error') throw e;
-    throw new CliError(e.message);
-  }
 }
 
 export async function bankCommand(argv: string[]): Promise<number> {
