@@ -19,6 +19,7 @@ import {
 import { loadDatasetWithReport } from '../src/lib/data/index.ts';
 import { describeAdapter } from '../src/lib/env/device.ts';
 import { getAlgorithm } from '../src/lib/models/catalogue.ts';
+import { pageActivationBudget, setActivationBudget } from '../src/lib/models/deep/activationBudget.ts';
 import type { Progress } from '../src/lib/models/estimator.ts';
 import { TrainingBatch, trainingEventOf, type TimedTrainingEvent } from '../src/lib/charts/trainingFeed.ts';
 import type { CellSpec, RunPlanSpec } from '../src/lib/suite/plan.ts';
@@ -121,6 +122,9 @@ const api = {
   /** `want`: the user's preference, or the pool's request (preference plus this worker's role). */
   async init(want: BackendPref | WorkerBackendRequest, opts: BenchInitOptions): Promise<BackendReport> {
     baseUrl = opts.baseUrl;
+    // Deep fits may keep a step's activations instead of recomputing them, up to a share of the
+    // memory this device declares (the same weights either way; activationBudget.ts).
+    setActivationBudget(pageActivationBudget((navigator as { deviceMemory?: number }).deviceMemory));
     const report = await initBackend(want, {
       onChange: (r) => {
         if (busy) lostDuringCell = r.deviceLost ?? `backend changed to ${r.backend}`;

@@ -16,8 +16,15 @@
  * on a shared one the CPU ratio is the fairer (wall time counts time spent descheduled).
  * Relaxed SIMD: the TS side runs under `--experimental-wasm-relaxed-simd` (Chrome ≥ 114 has it on
  * by default, so this is how the page runs); --relaxed-simd off runs without it (plain SIMD).
- * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 1  --predict-rows 4096
- *          --torch-threads 1|default  --relaxed-simd on|off
+ * Steps: the median of --reps timed steps after one warm-up, each side (3: the JavaScript around
+ * the kernels is compiled by then, as in a 1 000-step fit; with 1 the first timed step still runs
+ * part of it unoptimised).
+ * Activations: --activations cli (default) runs the TS side with the CLI's activation budget
+ * (activationBudget.ts: a 512-row step keeps its block caches where they fit 1 GiB), page with the
+ * default a small device gets (384 MiB: such steps recompute each block in the backward pass, ≈ 26 %
+ * more products); the table says which each step did, and the wasm heap after it.
+ * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 3  --predict-rows 4096
+ *          --torch-threads 1|default  --relaxed-simd on|off  --activations cli|page
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -33,10 +40,11 @@ const { values: opt } = parseArgs({
   options: {
     datasets: { type: 'string', default: 'letter,covertype' },
     methods: { type: 'string', default: ALL },
-    reps: { type: 'string', default: '1' },
+    reps: { type: 'string', default: '3' },
     'predict-rows': { type: 'string', default: '4096' },
     'torch-threads': { type: 'string', default: '1' },
     'relaxed-simd': { type: 'string', default: 'on' },
+    activations: { type: 'string', default: 'cli' },
   },
 });
 const ds = opt.datasets
@@ -57,6 +65,9 @@ const ts = JSON.parse(
         'tsx',
         'scripts/bench/deepStep.ts',
         ...args,
+        'wasm',
+        'auto',
+        opt.activations === 'page' ? 'page' : 'cli',
       ],
       big,
     )
@@ -88,12 +99,12 @@ console.log(
 );
 console.log(`load average (1 min) ${load0[0].toFixed(2)} before, ${load1[0].toFixed(2)} after\n`);
 console.log(
-  'step (median after 1 warm-up)   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back',
+  'step (median after 1 warm-up)   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back   activations   wasm heap',
 );
 for (const [key, t] of Object.entries(ts.steps)) {
   const p = py?.steps[key];
   console.log(
-    `${key.padEnd(30)} ${f(t.wallMs).padStart(8)} ${f(t.cpuMs).padStart(8)} ${f(p?.wallMs).padStart(9)} ${f(p?.cpuMs).padStart(8)} ${(p ? (t.cpuMs / p.cpuMs).toFixed(2) : '—').padStart(11)} ${(p ? (t.wallMs / p.wallMs).toFixed(2) : '—').padStart(12)} ${String(t.kernels ?? '—').padStart(9)} ${kb(t.uploadBytes).padStart(10)} ${kb(t.readBytes).padStart(11)}`,
+    `${key.padEnd(30)} ${f(t.wallMs).padStart(8)} ${f(t.cpuMs).padStart(8)} ${f(p?.wallMs).padStart(9)} ${f(p?.cpuMs).padStart(8)} ${(p ? (t.cpuMs / p.cpuMs).toFixed(2) : '—').padStart(11)} ${(p ? (t.wallMs / p.wallMs).toFixed(2) : '—').padStart(12)} ${String(t.kernels ?? '—').padStart(9)} ${kb(t.uploadBytes).padStart(10)} ${kb(t.readBytes).padStart(11)} ${(t.activations ?? '—').padStart(13)} ${(t.heapBytes ? `${(t.heapBytes / 2 ** 20).toFixed(0)} MiB` : '—').padStart(11)}`,
   );
 }
 for (const [name, t] of Object.entries(ts.predict)) {

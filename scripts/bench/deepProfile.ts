@@ -6,7 +6,7 @@
  * Times are wall-clock: on a loaded machine compare the shares, not the milliseconds.
  *
  * Usage: node [--experimental-wasm-relaxed-simd] --import tsx scripts/bench/deepProfile.ts
- *        METHOD [FEATURES CLASSES] [--predict] [--plain-simd] [--recompute true|false]
+ *        METHOD [FEATURES CLASSES] [--predict] [--plain-simd] [--recompute true|false] [--warmup N]
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -21,7 +21,7 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(name);
 const option = (name: string) => (argv.indexOf(name) >= 0 ? argv[argv.indexOf(name) + 1] : undefined);
 const [id, dS = '16', kS = '26'] = argv.filter(
-  (a, i) => !a.startsWith('--') && argv[i - 1] !== '--recompute',
+  (a, i) => !a.startsWith('--') && argv[i - 1] !== '--recompute' && argv[i - 1] !== '--warmup',
 );
 if (flag('--plain-simd')) preferDeepWasmFlavour('simd');
 await tf.setBackend('wasm');
@@ -90,12 +90,13 @@ const cfg = trainerConfig(d, k, {
 });
 const tr = new DeepTrainer(cfg, createMethod(id as DeepMethodId), stepData(d, k, rng), fixedStreams());
 console.log(`${id} on ${d} features / ${k} classes, rsb size; deep wasm kernels: ${deepWasmFlavour()}`);
-await tr.run({}, 1);
+const warm = Number(option('--warmup') ?? 1);
+await tr.run({}, warm);
 await tr.weights('params');
 tallies.clear();
 let t0 = performance.now(),
   c0 = process.cpuUsage();
-await tr.run({}, 2);
+await tr.run({}, warm + 1);
 await tr.weights('params');
 let c = process.cpuUsage(c0);
 report('one step', performance.now() - t0, (c.user + c.system) / 1000);

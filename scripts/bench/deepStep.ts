@@ -5,8 +5,10 @@
  * with host ↔ backend transfers counted and one under tf.profile for its kernel count
  * (stepStats.ts). Prints one JSON object.
  * Usage: node [--experimental-wasm-relaxed-simd] --import tsx scripts/bench/deepStep.ts DATASETS
- *        METHODS REPS PREDICT_ROWS [BACKEND] [auto|simd]
- * (simd: the plain-SIMD build of the deep wasm kernels even where relaxed SIMD validates.)
+ *        METHODS REPS PREDICT_ROWS [BACKEND] [auto|simd] [cli|page]
+ * (simd: the plain-SIMD build of the deep wasm kernels even where relaxed SIMD validates.
+ *  cli: the activation budget the CLI sets (tfNode.ts), page: the default a small device gets;
+ *  each step reports whether it kept its activations or recomputed its blocks, and the wasm heap.)
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -14,17 +16,27 @@ import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
 import { deepWasmFlavour, preferDeepWasmFlavour } from '../../src/lib/models/deep/batchMatMul.ts';
+import {
+  DEFAULT_ACTIVATION_BUDGET_BYTES,
+  NODE_ACTIVATION_BUDGET_BYTES,
+  setActivationBudget,
+} from '../../src/lib/models/deep/activationBudget.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
 import { fixedStreams, normalRows, stepData } from './stepFixture.ts';
 import { countTransfers, profileKernels } from './stepStats.ts';
 
-const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm', kernels = 'auto'] = process.argv.slice(2);
+const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm', kernels = 'auto', budget = 'cli'] =
+  process.argv.slice(2);
+setActivationBudget(budget === 'page' ? DEFAULT_ACTIVATION_BUDGET_BYTES : NODE_ACTIVATION_BUDGET_BYTES);
+const heapBytes = () =>
+  (tf.backend() as unknown as { wasm?: { HEAPU8: Uint8Array } }).wasm?.HEAPU8.length ?? null;
 // 'simd': the plain-SIMD build of the deep kernels even where relaxed SIMD validates (A/B runs).
 if (kernels === 'simd') preferDeepWasmFlavour('simd');
 await tf.setBackend(backend);
 await tf.ready();
 const out: {
   runtime: string;
+  activationBudgetBytes: number;
   steps: Record<
     string,
     {
@@ -34,6 +46,8 @@ const out: {
       uploadBytes?: number;
       readBytes?: number;
       byName?: Record<string, number>;
+      activations?: 'kept' | 'recomputed';
+      heapBytes?: number | null;
     }
   >;
   predict: Record<string, { rows: number; ms: number; cpuMs: number }>;
@@ -47,6 +61,7 @@ const out: {
           : ', deep kernels: JavaScript (no WebAssembly SIMD)'
       : ''
   }`,
+  activationBudgetBytes: budget === 'page' ? DEFAULT_ACTIVATION_BUDGET_BYTES : NODE_ACTIVATION_BUDGET_BYTES,
   steps: {},
   predict: {},
 };
@@ -80,6 +95,8 @@ for (const spec of dsArg.split(',')) {
       uploadBytes: bytes.uploadBytes,
       readBytes: bytes.readBytes,
       byName: prof.byName,
+      activations: tr.recomputedSteps > 0 ? 'recomputed' : 'kept',
+      heapBytes: heapBytes(), // the wasm heap never shrinks: the high-water mark so far in this process
     };
     if (predictRows > 0 && id === methodsArg.split(',')[0]) {
       const X = mk(predictRows);

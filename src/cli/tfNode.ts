@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { CliError } from './args.ts';
+import { NODE_ACTIVATION_BUDGET_BYTES, setActivationBudget } from '../lib/models/deep/activationBudget.ts';
 import { missingLoaderAdvice } from './vulkanLoader.ts';
 
 export type NodeBackend = 'wasm' | 'cpu' | 'webgpu';
@@ -90,6 +91,10 @@ export function nodeBackendInfo(): NodeBackendInfo | null {
 /** Starts tfjs on `prefer`; wasm falls back to cpu, webgpu never falls back (it throws). */
 export async function initNodeBackend(prefer: NodeBackend = 'wasm'): Promise<NodeBackend> {
   current = await start(prefer);
+  // One fit per process: the deep trainer may keep a step's activations up to this budget rather
+  // than recompute them (the same weights, less time; activationBudget.ts). On WebGPU they live
+  // in GPU memory, outside the 4 GiB wasm heap.
+  setActivationBudget(current.backend === 'webgpu' ? 4 * NODE_ACTIVATION_BUDGET_BYTES : NODE_ACTIVATION_BUDGET_BYTES);
   return current.backend;
 }
 

@@ -140,8 +140,8 @@ export interface DeepWasmKernels {
     keep: number,
   ): void;
 }
-/** Floats of `gemm`'s scratch: packed A (100 × 288), packed B (288 × 256), one 5 × 8 tile (48). */
-export const GEMM_SCRATCH_FLOATS = 100 * 288 + 288 * 256 + 48;
+/** Floats of `gemm`'s scratch: packed A (100 × 288), packed B (288 × 1 024), one 5 × 8 tile (48). */
+export const GEMM_SCRATCH_FLOATS = 100 * 288 + 288 * 1024 + 48;
 
 interface BatchMatMulArgs {
   inputs: { a: tf.TensorInfo; b: tf.TensorInfo };

@@ -167,11 +167,16 @@
         (br $batchLoop))))
 
   ;; ---- gemm ----------------------------------------------------------------------------------
-  ;; C (+)= A·B in blocks (BLIS order): B packed in 8-column panels (KC = 288 deep, NC = 256 wide),
-  ;; A in 5-row panels (MC = 100 rows), then a 5 × 8 micro-kernel of ten f32x4 accumulators (p
-  ;; unrolled twice; 5 rows leave V8 enough of the 16 SIMD registers not to spill) sums over p in
-  ;; order; blocks of p after the first add into C. Transposed operands cost nothing extra: they
-  ;; are read through strides while packing.
+  ;; C (+)= A·B in blocks (BLIS order): B packed in 8-column panels (KC = 288 deep, NC = 1024
+  ;; wide: the step's products have n ≤ 576, so A is packed once per block of p), A in 5-row panels
+  ;; (MC = 100 rows), then a 5 × 8 micro-kernel of ten f32x4 accumulators sums over p in order;
+  ;; blocks of p after the first add into C. Transposed operands cost nothing extra: they are read
+  ;; through strides while packing.
+  ;; Register budget (V8 on x64 allocates 15 of the 16 xmm registers): 10 accumulators, 2 B vectors,
+  ;; and rows 0–3 of A as ONE vector whose lanes are broadcast by shuffles (pshufd), row 4 by a
+  ;; load-splat: 15 live values. Five load-splats per p (or p unrolled twice) let TurboFan hoist
+  ;; the loads and spill five accumulators to the stack every iteration: that kernel ran at 25
+  ;; GFLOP/s, this one at 45–50 against a 54–58 f32x4 FMA ceiling (scripts/bench/gemmMicro.mjs).
   ;; Relaxed SIMD: scripts/wasm/build.mjs also emits a second module in which every multiply-add
   ;; `(f32x4.add (local.get $c) (f32x4.mul (local.get $a) (local.get $b)))` between the
   ;; @relaxed-madd markers becomes `f32x4.relaxed_madd` (one FMA where the engine fuses it: fewer
@@ -182,63 +187,23 @@
   ;; out: destination, ldc in bytes; mode 0 = store, 1 = add to existing
   ;; @relaxed-madd begin
   (func $micro (param $ap i32) (param $bp i32) (param $kc i32) (param $out i32) (param $ldc i32) (param $mode i32)
-    (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $o i32) (local $kk i32)
-    (local.set $kk (i32.sub (local.get $kc) (i32.rem_u (local.get $kc) (i32.const 2))))
-    (block $done (loop $lp
-        (br_if $done (i32.eqz (local.get $kk)))
+    (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $av v128) (local $o i32) (local $kk i32)
+    (local.set $kk (local.get $kc))
+    (block $lpd (loop $lp
+        (br_if $lpd (i32.lt_u (local.get $kk) (i32.const 1)))
         (local.set $b0 (v128.load offset=0 (local.get $bp)))
         (local.set $b1 (v128.load offset=16 (local.get $bp)))
-        (local.set $a (v128.load32_splat offset=0 (local.get $ap)))
+        (local.set $av (v128.load offset=0 (local.get $ap)))
+        (local.set $a (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $av) (local.get $av)))
         (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $a) (local.get $b0))))
         (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=4 (local.get $ap)))
+        (local.set $a (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $av) (local.get $av)))
         (local.set $c10 (f32x4.add (local.get $c10) (f32x4.mul (local.get $a) (local.get $b0))))
         (local.set $c11 (f32x4.add (local.get $c11) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=8 (local.get $ap)))
+        (local.set $a (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $av) (local.get $av)))
         (local.set $c20 (f32x4.add (local.get $c20) (f32x4.mul (local.get $a) (local.get $b0))))
         (local.set $c21 (f32x4.add (local.get $c21) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=12 (local.get $ap)))
-        (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c31 (f32x4.add (local.get $c31) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=16 (local.get $ap)))
-        (local.set $c40 (f32x4.add (local.get $c40) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c41 (f32x4.add (local.get $c41) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $b0 (v128.load offset=32 (local.get $bp)))
-        (local.set $b1 (v128.load offset=48 (local.get $bp)))
-        (local.set $a (v128.load32_splat offset=20 (local.get $ap)))
-        (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=24 (local.get $ap)))
-        (local.set $c10 (f32x4.add (local.get $c10) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c11 (f32x4.add (local.get $c11) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=28 (local.get $ap)))
-        (local.set $c20 (f32x4.add (local.get $c20) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c21 (f32x4.add (local.get $c21) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=32 (local.get $ap)))
-        (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c31 (f32x4.add (local.get $c31) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=36 (local.get $ap)))
-        (local.set $c40 (f32x4.add (local.get $c40) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c41 (f32x4.add (local.get $c41) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $ap (i32.add (local.get $ap) (i32.const 40)))
-        (local.set $bp (i32.add (local.get $bp) (i32.const 64)))
-        (local.set $kk (i32.sub (local.get $kk) (i32.const 2)))
-        (br $lp)))
-    (local.set $kk (i32.rem_u (local.get $kc) (i32.const 2)))
-    (block $done2 (loop $lp2
-        (br_if $done2 (i32.eqz (local.get $kk)))
-        (local.set $b0 (v128.load offset=0 (local.get $bp)))
-        (local.set $b1 (v128.load offset=16 (local.get $bp)))
-        (local.set $a (v128.load32_splat offset=0 (local.get $ap)))
-        (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=4 (local.get $ap)))
-        (local.set $c10 (f32x4.add (local.get $c10) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c11 (f32x4.add (local.get $c11) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=8 (local.get $ap)))
-        (local.set $c20 (f32x4.add (local.get $c20) (f32x4.mul (local.get $a) (local.get $b0))))
-        (local.set $c21 (f32x4.add (local.get $c21) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=12 (local.get $ap)))
+        (local.set $a (i8x16.shuffle 12 13 14 15 12 13 14 15 12 13 14 15 12 13 14 15 (local.get $av) (local.get $av)))
         (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $a) (local.get $b0))))
         (local.set $c31 (f32x4.add (local.get $c31) (f32x4.mul (local.get $a) (local.get $b1))))
         (local.set $a (v128.load32_splat offset=16 (local.get $ap)))
@@ -247,7 +212,7 @@
         (local.set $ap (i32.add (local.get $ap) (i32.const 20)))
         (local.set $bp (i32.add (local.get $bp) (i32.const 32)))
         (local.set $kk (i32.sub (local.get $kk) (i32.const 1)))
-        (br $lp2)))
+        (br $lp)))
     (local.set $o (local.get $out))
     (if (local.get $mode) (then
         (local.set $c00 (f32x4.add (local.get $c00) (v128.load (local.get $o))))
@@ -297,14 +262,14 @@
     (local $dst i32) (local $src i32) (local $mode i32) (local $rows i32) (local $cols i32)
     (local $out i32) (local $ldc i32) (local $x i32) (local $y i32)
     (local.set $pa (local.get $scratch))
-    (local.set $pb (i32.add (local.get $scratch) (i32.const 115200))) ;; 100·288·4
-    (local.set $tile (i32.add (local.get $pb) (i32.const 294912))) ;; 288·256·4
+    (local.set $pb (i32.add (local.get $scratch) (i32.const 115200))) ;; MC·KC·4 = 100·288·4
+    (local.set $tile (i32.add (local.get $pb) (i32.const 1179648))) ;; KC·NC·4 = 288·1024·4
     (local.set $ldc (i32.shl (local.get $n) (i32.const 2)))
     (local.set $jc (i32.const 0))
     (block $jcDone (loop $jcLoop
       (br_if $jcDone (i32.ge_u (local.get $jc) (local.get $n)))
       (local.set $nc (i32.sub (local.get $n) (local.get $jc)))
-      (if (i32.gt_u (local.get $nc) (i32.const 256)) (then (local.set $nc (i32.const 256))))
+      (if (i32.gt_u (local.get $nc) (i32.const 1024)) (then (local.set $nc (i32.const 1024))))
       (local.set $pc (i32.const 0))
       (block $pcDone (loop $pcLoop
         (br_if $pcDone (i32.ge_u (local.get $pc) (local.get $k)))
@@ -347,7 +312,7 @@
           (br_if $icDone (i32.ge_u (local.get $ic) (local.get $m)))
           (local.set $mc (i32.sub (local.get $m) (local.get $ic)))
           (if (i32.gt_u (local.get $mc) (i32.const 100)) (then (local.set $mc (i32.const 100))))
-          ;; pack A[ic:ic+mc, pc:pc+kc] into 6-row panels: panel ir at pa + ir*kc*4 (ir multiple of 6)
+          ;; pack A[ic:ic+mc, pc:pc+kc] into 5-row panels: panel ir at pa + ir*kc*4 (ir multiple of 5)
           (local.set $ir (i32.const 0))
           (block $paDone (loop $paLoop
             (br_if $paDone (i32.ge_u (local.get $ir) (local.get $mc)))
@@ -427,7 +392,7 @@
           (br $icLoop)))
         (local.set $pc (i32.add (local.get $pc) (i32.const 288)))
         (br $pcLoop)))
-      (local.set $jc (i32.add (local.get $jc) (i32.const 256)))
+      (local.set $jc (i32.add (local.get $jc) (i32.const 1024)))
       (br $jcLoop)))
   )
 

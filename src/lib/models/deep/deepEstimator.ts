@@ -205,6 +205,10 @@ export class DeepEstimator extends BaseEstimator<DeepEstimatorOptions> {
       wasmSimdProducts: batchMatMulCounts.simd - simdBefore,
       // Which build of the deep wasm kernels ran (batchMatMul.ts): 'relaxed-simd' (FMA), 'simd'.
       wasmKernels: tf.getBackend() === 'wasm' ? deepWasmFlavour() : null,
+      // Whether the gradient forwards kept their activations or recomputed each block in the
+      // backward pass (the environment's activation budget, activationBudget.ts): the same
+      // weights either way, at different memory and time.
+      activations: trainer.recomputedSteps > 0 ? 'recomputed' : 'kept',
       params: countParams(cfg.shape!),
       size: resolveSize(o.size).name,
       init_seed: cfg.initSeed,

@@ -428,9 +428,6 @@ function blockBackward(
   return dh0 as tf.Tensor2D;
 }
 
-/** Memory a gradient forward may keep for its backward pass before the trainer's 'auto' recomputes. */
-export const RECOMPUTE_BUDGET_BYTES = 384 * 2 ** 20;
-
 /** Bytes of the block caches one gradient forward of B rows keeps (without recomputation). */
 export function blockCacheBytes(s: FTShape, B: number): number {
   const n = s.features + 1;

@@ -7,12 +7,12 @@
  * The trainer imports no network.
  */
 import type * as tf from '@tensorflow/tfjs';
+import { activationBudget } from './activationBudget.ts';
 import {
   blockCacheBytes,
   forward,
   initWeights,
   paramSpecs,
-  RECOMPUTE_BUDGET_BYTES,
   type FTShape,
   type ParamSpec,
 } from './ftTransformer.ts';
@@ -81,6 +81,6 @@ export function ftNetwork(shape: FTShape): DeepNetwork {
     specs: () => paramSpecs(shape),
     init: (seed) => initWeights(shape, seed),
     forward: (P, x, opts) => forward(shape, P, x, opts),
-    recomputeFor: (rows) => blockCacheBytes(shape, rows) > RECOMPUTE_BUDGET_BYTES,
+    recomputeFor: (rows) => blockCacheBytes(shape, rows) > activationBudget(),
   };
 }

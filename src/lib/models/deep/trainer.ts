@@ -149,6 +149,8 @@ export class DeepTrainer {
   private readonly opt: SlotOptimizer;
   private step = 0;
   private disposed = false;
+  /** Steps (since this trainer was built) whose gradient forward recomputed its blocks (fit info). */
+  recomputedSteps = 0;
 
   readonly network: DeepNetwork;
   private readonly views: ViewSource;
@@ -364,6 +366,7 @@ export class DeepTrainer {
       const studentDrop = dropout();
       const recompute =
         cfg.recompute === 'auto' ? (net.recomputeFor?.(input.shape[0]) ?? true) : cfg.recompute;
+      if (recompute) this.recomputedSteps++;
       const names = this.layout.names;
       /** The labeled logits, then the logits of each student input (joint: each unlabeled view). */
       const studentLogits = (): tf.Tensor2D[] => {
