@@ -9,10 +9,14 @@
 ;; bmm:  C[b] = A[b] · B[b]    A[b]: m×k, B[b]: k×n; row i of C[b] at c + 4·(b·sCb + i·sCi)
 ;;
 ;; A and B are read through element strides (batch, row, column), so transposed and broadcast
-;; operands need no copy in JS: each batch's A and B are first packed into `scratch` as row-major
-;; m×k and k×n (cheap: O(mk + kn) against O(mkn)), then C's rows are computed 16 columns at a time
-;; in four f32x4 accumulators (then 4, then 1), summing over p in order 0..k−1.
-;; A broadcast B (batch stride 0) is packed once.
+;; operands need no copy in JS. A is read in place (one load-splat per row and p). B is read in
+;; place when its rows are contiguous and n is a multiple of 4 (V, K, Q, dO in the attention's
+;; layout); otherwise (Kᵀ, Vᵀ: n = tokens) each batch's B is packed into `scratch` as k × n4 row-major,
+;; n4 = n rounded up to 4, the columns past n zero (written once). C is computed in blocks of
+;; 4 rows × 8 columns (eight f32x4 accumulators), then 4 columns, then the last rows one by one;
+;; a block's lanes past n are not stored. Every element sums over p in order 0..k−1, a multiply
+;; then an add (no FMA): the same bits as tfjs's cpu kernel order and as this kernel's earlier
+;; one-row form. A broadcast B (batch stride 0) is packed once.
 (module
   (import "env" "memory" (memory 1))
 
@@ -21,150 +25,230 @@
     (param $batch i32) (param $m i32) (param $k i32) (param $n i32)
     (param $sAb i32) (param $sAi i32) (param $sAp i32)
     (param $sBb i32) (param $sBp i32) (param $sBj i32) (param $sCb i32) (param $sCi i32)
-    (local $bi i32) (local $i i32) (local $p i32) (local $j i32)
-    (local $ap i32) (local $bp i32) (local $src i32) (local $dst i32)
-    (local $arow i32) (local $bptr i32) (local $cout i32) (local $nb i32)
-    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128) (local $av v128)
-    (local $s f32)
-    (local.set $ap (local.get $scratch))
-    (local.set $bp (i32.add (local.get $scratch) (i32.shl (i32.mul (local.get $m) (local.get $k)) (i32.const 2))))
-    (local.set $nb (i32.shl (local.get $n) (i32.const 2)))
+    (local $bi i32) (local $i i32) (local $p i32) (local $j i32) (local $n4 i32) (local $direct i32)
+    (local $bbase i32) (local $ldb i32) (local $ldc i32) (local $ap4 i32) (local $pa i32)
+    (local $abase i32) (local $crow i32) (local $src i32) (local $dst i32) (local $bptr i32) (local $cout i32)
+    (local $a0 i32) (local $a1 i32) (local $a2 i32) (local $a3 i32) (local $lda i32) (local $bp4 i32)
+    (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $b0 v128) (local $b1 v128) (local $x v128)
+    (local.set $n4 (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)))
+    ;; B is read in place when its rows are contiguous and a whole number of vectors wide
+    (local.set $direct (i32.and (i32.eq (local.get $sBj) (i32.const 1)) (i32.eq (local.get $n) (local.get $n4))))
+    (local.set $ap4 (i32.shl (local.get $sAp) (i32.const 2)))
+    (local.set $bp4 (i32.shl (local.get $sBp) (i32.const 2)))
+    (local.set $lda (i32.shl (local.get $sAi) (i32.const 2)))
+    (local.set $ldc (i32.shl (local.get $sCi) (i32.const 2)))
     (local.set $bi (i32.const 0))
     (block $batchDone
       (loop $batchLoop
         (br_if $batchDone (i32.ge_u (local.get $bi) (local.get $batch)))
-        ;; pack A[bi] → ap (m×k row-major)
-        (local.set $dst (local.get $ap))
-        (local.set $i (i32.const 0))
-        (block $paDone
-          (loop $paI
-            (br_if $paDone (i32.ge_u (local.get $i) (local.get $m)))
-            (local.set $src
-              (i32.add (local.get $a)
-                (i32.shl
-                  (i32.add (i32.mul (local.get $bi) (local.get $sAb)) (i32.mul (local.get $i) (local.get $sAi)))
-                  (i32.const 2))))
-            (local.set $p (i32.const 0))
-            (block $paPDone
-              (loop $paP
-                (br_if $paPDone (i32.ge_u (local.get $p) (local.get $k)))
-                (f32.store (local.get $dst) (f32.load (local.get $src)))
-                (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
-                (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sAp) (i32.const 2))))
-                (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                (br $paP)))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
-            (br $paI)))
-        ;; pack B[bi] → bp (k×n row-major), once when B is broadcast
-        (if (i32.or (i32.eqz (local.get $bi)) (i32.ne (local.get $sBb) (i32.const 0)))
+        (if (local.get $direct)
           (then
-            (local.set $dst (local.get $bp))
-            (local.set $p (i32.const 0))
-            (block $pbDone
-              (loop $pbP
-                (br_if $pbDone (i32.ge_u (local.get $p) (local.get $k)))
-                (local.set $src
-                  (i32.add (local.get $b)
-                    (i32.shl
-                      (i32.add (i32.mul (local.get $bi) (local.get $sBb)) (i32.mul (local.get $p) (local.get $sBp)))
-                      (i32.const 2))))
-                (local.set $j (i32.const 0))
-                (block $pbJDone
-                  (loop $pbJ
-                    (br_if $pbJDone (i32.ge_u (local.get $j) (local.get $n)))
-                    (f32.store (local.get $dst) (f32.load (local.get $src)))
-                    (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
-                    (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sBj) (i32.const 2))))
+            (local.set $bbase (i32.add (local.get $b) (i32.shl (i32.mul (local.get $bi) (local.get $sBb)) (i32.const 2))))
+            (local.set $ldb (i32.shl (local.get $sBp) (i32.const 2))))
+          (else
+            (local.set $bbase (local.get $scratch))
+            (local.set $ldb (i32.shl (local.get $n4) (i32.const 2)))
+            ;; pack B[bi] → scratch (k × n4 row-major), once when B is broadcast: column by column
+            ;; (B's columns are the contiguous direction when sBj ≠ 1, e.g. Kᵀ); the zero columns past
+            ;; n are written once, with the first batch
+            (if (i32.eqz (local.get $bi))
+              (then
+                (local.set $j (local.get $n))
+                (block $pzDone
+                  (loop $pz
+                    (br_if $pzDone (i32.ge_u (local.get $j) (local.get $n4)))
+                    (local.set $dst (i32.add (local.get $scratch) (i32.shl (local.get $j) (i32.const 2))))
+                    (local.set $p (local.get $k))
+                    (block $pzpDone
+                      (loop $pzp
+                        (br_if $pzpDone (i32.eqz (local.get $p)))
+                        (f32.store (local.get $dst) (f32.const 0))
+                        (local.set $dst (i32.add (local.get $dst) (local.get $ldb)))
+                        (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+                        (br $pzp)))
                     (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                    (br $pbJ)))
-                (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                (br $pbP)))))
-        ;; C rows
+                    (br $pz)))))
+            (if (i32.or (i32.eqz (local.get $bi)) (i32.ne (local.get $sBb) (i32.const 0)))
+              (then
+                (local.set $j (i32.const 0))
+                (block $pbDone
+                  (loop $pbJ
+                    (br_if $pbDone (i32.ge_u (local.get $j) (local.get $n)))
+                    (local.set $src
+                      (i32.add (local.get $b)
+                        (i32.shl
+                          (i32.add (i32.mul (local.get $bi) (local.get $sBb)) (i32.mul (local.get $j) (local.get $sBj)))
+                          (i32.const 2))))
+                    (local.set $dst (i32.add (local.get $scratch) (i32.shl (local.get $j) (i32.const 2))))
+                    (local.set $p (local.get $k))
+                    (block $pbPDone
+                      (loop $pbP
+                        (br_if $pbPDone (i32.eqz (local.get $p)))
+                        (f32.store (local.get $dst) (f32.load (local.get $src)))
+                        (local.set $dst (i32.add (local.get $dst) (local.get $ldb)))
+                        (local.set $src (i32.add (local.get $src) (local.get $bp4)))
+                        (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+                        (br $pbP)))
+                    (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                    (br $pbJ)))))))
+        (local.set $abase (i32.add (local.get $a) (i32.shl (i32.mul (local.get $bi) (local.get $sAb)) (i32.const 2))))
         (local.set $i (i32.const 0))
-        (block $rowsDone
-          (loop $rows
-            (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $m)))
-            (local.set $arow (i32.add (local.get $ap) (i32.shl (i32.mul (local.get $i) (local.get $k)) (i32.const 2))))
-            (local.set $cout (i32.add (local.get $c) (i32.shl
+        ;; four rows at a time
+        (block $r4Done
+          (loop $r4
+            (br_if $r4Done (i32.gt_u (i32.add (local.get $i) (i32.const 4)) (local.get $m)))
+            (local.set $a0 (i32.add (local.get $abase) (i32.mul (local.get $i) (local.get $lda))))
+            (local.set $a1 (i32.add (local.get $a0) (local.get $lda)))
+            (local.set $a2 (i32.add (local.get $a1) (local.get $lda)))
+            (local.set $a3 (i32.add (local.get $a2) (local.get $lda)))
+            (local.set $crow (i32.add (local.get $c) (i32.shl
               (i32.add (i32.mul (local.get $bi) (local.get $sCb)) (i32.mul (local.get $i) (local.get $sCi)))
               (i32.const 2))))
             (local.set $j (i32.const 0))
-            ;; 16 columns at a time
-            (block $b16Done
-              (loop $b16
-                (br_if $b16Done (i32.gt_u (i32.add (local.get $j) (i32.const 16)) (local.get $n)))
-                (local.set $acc0 (v128.const i32x4 0 0 0 0))
-                (local.set $acc1 (v128.const i32x4 0 0 0 0))
-                (local.set $acc2 (v128.const i32x4 0 0 0 0))
-                (local.set $acc3 (v128.const i32x4 0 0 0 0))
-                (local.set $bptr (i32.add (local.get $bp) (i32.shl (local.get $j) (i32.const 2))))
-                (local.set $p (i32.const 0))
-                (block $k16Done
-                  (loop $k16
-                    (br_if $k16Done (i32.ge_u (local.get $p) (local.get $k)))
-                    (local.set $av (f32x4.splat (f32.load (i32.add (local.get $arow) (i32.shl (local.get $p) (i32.const 2))))))
-                    (local.set $acc0 (f32x4.add (local.get $acc0) (f32x4.mul (local.get $av) (v128.load (local.get $bptr)))))
-                    (local.set $acc1 (f32x4.add (local.get $acc1) (f32x4.mul (local.get $av) (v128.load offset=16 (local.get $bptr)))))
-                    (local.set $acc2 (f32x4.add (local.get $acc2) (f32x4.mul (local.get $av) (v128.load offset=32 (local.get $bptr)))))
-                    (local.set $acc3 (f32x4.add (local.get $acc3) (f32x4.mul (local.get $av) (v128.load offset=48 (local.get $bptr)))))
-                    (local.set $bptr (i32.add (local.get $bptr) (local.get $nb)))
-                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                    (br $k16)))
-                (v128.store (local.get $cout) (local.get $acc0))
-                (v128.store offset=16 (local.get $cout) (local.get $acc1))
-                (v128.store offset=32 (local.get $cout) (local.get $acc2))
-                (v128.store offset=48 (local.get $cout) (local.get $acc3))
-                (local.set $cout (i32.add (local.get $cout) (i32.const 64)))
-                (local.set $j (i32.add (local.get $j) (i32.const 16)))
-                (br $b16)))
-            ;; 4 columns at a time
-            (block $b4Done
-              (loop $b4
-                (br_if $b4Done (i32.gt_u (i32.add (local.get $j) (i32.const 4)) (local.get $n)))
-                (local.set $acc0 (v128.const i32x4 0 0 0 0))
-                (local.set $bptr (i32.add (local.get $bp) (i32.shl (local.get $j) (i32.const 2))))
-                (local.set $p (i32.const 0))
-                (block $k4Done
-                  (loop $k4
-                    (br_if $k4Done (i32.ge_u (local.get $p) (local.get $k)))
-                    (local.set $acc0
-                      (f32x4.add (local.get $acc0)
-                        (f32x4.mul
-                          (f32x4.splat (f32.load (i32.add (local.get $arow) (i32.shl (local.get $p) (i32.const 2)))))
-                          (v128.load (local.get $bptr)))))
-                    (local.set $bptr (i32.add (local.get $bptr) (local.get $nb)))
-                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                    (br $k4)))
-                (v128.store (local.get $cout) (local.get $acc0))
-                (local.set $cout (i32.add (local.get $cout) (i32.const 16)))
-                (local.set $j (i32.add (local.get $j) (i32.const 4)))
-                (br $b4)))
-            ;; the last columns one by one
-            (block $b1Done
-              (loop $b1
-                (br_if $b1Done (i32.ge_u (local.get $j) (local.get $n)))
-                (local.set $s (f32.const 0))
-                (local.set $bptr (i32.add (local.get $bp) (i32.shl (local.get $j) (i32.const 2))))
-                (local.set $p (i32.const 0))
-                (block $k1Done
-                  (loop $k1
-                    (br_if $k1Done (i32.ge_u (local.get $p) (local.get $k)))
-                    (local.set $s
-                      (f32.add (local.get $s)
-                        (f32.mul
-                          (f32.load (i32.add (local.get $arow) (i32.shl (local.get $p) (i32.const 2))))
-                          (f32.load (local.get $bptr)))))
-                    (local.set $bptr (i32.add (local.get $bptr) (local.get $nb)))
-                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                    (br $k1)))
-                (f32.store (local.get $cout) (local.get $s))
-                (local.set $cout (i32.add (local.get $cout) (i32.const 4)))
-                (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                (br $b1)))
+            (block $q8d (loop $q8
+              (br_if $q8d (i32.gt_u (i32.add (local.get $j) (i32.const 8)) (local.get $n4)))
+              (local.set $c00 (v128.const i32x4 0 0 0 0))
+              (local.set $c01 (v128.const i32x4 0 0 0 0))
+              (local.set $c10 (v128.const i32x4 0 0 0 0))
+              (local.set $c11 (v128.const i32x4 0 0 0 0))
+              (local.set $c20 (v128.const i32x4 0 0 0 0))
+              (local.set $c21 (v128.const i32x4 0 0 0 0))
+              (local.set $c30 (v128.const i32x4 0 0 0 0))
+              (local.set $c31 (v128.const i32x4 0 0 0 0))
+              (local.set $bptr (i32.add (local.get $bbase) (i32.shl (local.get $j) (i32.const 2))))
+              (local.set $pa (i32.const 0))
+              (local.set $p (local.get $k))
+              (block $qk8d (loop $qk8
+                (br_if $qk8d (i32.eqz (local.get $p)))
+                (local.set $b0 (v128.load offset=0 (local.get $bptr)))
+                (local.set $b1 (v128.load offset=16 (local.get $bptr)))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a0) (local.get $pa))))
+                (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $x) (local.get $b1))))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a1) (local.get $pa))))
+                (local.set $c10 (f32x4.add (local.get $c10) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $c11 (f32x4.add (local.get $c11) (f32x4.mul (local.get $x) (local.get $b1))))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a2) (local.get $pa))))
+                (local.set $c20 (f32x4.add (local.get $c20) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $c21 (f32x4.add (local.get $c21) (f32x4.mul (local.get $x) (local.get $b1))))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a3) (local.get $pa))))
+                (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $c31 (f32x4.add (local.get $c31) (f32x4.mul (local.get $x) (local.get $b1))))
+                (local.set $pa (i32.add (local.get $pa) (local.get $ap4)))
+                (local.set $bptr (i32.add (local.get $bptr) (local.get $ldb)))
+                (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+                (br $qk8)))
+              (local.set $cout (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c00) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (call $stv (i32.add (local.get $cout) (i32.const 16)) (local.get $c01) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 4))))
+              (local.set $cout (i32.add (local.get $cout) (local.get $ldc)))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c10) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (call $stv (i32.add (local.get $cout) (i32.const 16)) (local.get $c11) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 4))))
+              (local.set $cout (i32.add (local.get $cout) (local.get $ldc)))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c20) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (call $stv (i32.add (local.get $cout) (i32.const 16)) (local.get $c21) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 4))))
+              (local.set $cout (i32.add (local.get $cout) (local.get $ldc)))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c30) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (call $stv (i32.add (local.get $cout) (i32.const 16)) (local.get $c31) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 4))))
+              (local.set $j (i32.add (local.get $j) (i32.const 8)))
+              (br $q8)))
+            (if (i32.lt_u (local.get $j) (local.get $n4)) (then
+              (local.set $c00 (v128.const i32x4 0 0 0 0))
+              (local.set $c10 (v128.const i32x4 0 0 0 0))
+              (local.set $c20 (v128.const i32x4 0 0 0 0))
+              (local.set $c30 (v128.const i32x4 0 0 0 0))
+              (local.set $bptr (i32.add (local.get $bbase) (i32.shl (local.get $j) (i32.const 2))))
+              (local.set $pa (i32.const 0))
+              (local.set $p (local.get $k))
+              (block $qk4d (loop $qk4
+                (br_if $qk4d (i32.eqz (local.get $p)))
+                (local.set $b0 (v128.load offset=0 (local.get $bptr)))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a0) (local.get $pa))))
+                (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a1) (local.get $pa))))
+                (local.set $c10 (f32x4.add (local.get $c10) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a2) (local.get $pa))))
+                (local.set $c20 (f32x4.add (local.get $c20) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a3) (local.get $pa))))
+                (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $pa (i32.add (local.get $pa) (local.get $ap4)))
+                (local.set $bptr (i32.add (local.get $bptr) (local.get $ldb)))
+                (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+                (br $qk4)))
+              (local.set $cout (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c00) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (local.set $cout (i32.add (local.get $cout) (local.get $ldc)))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c10) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (local.set $cout (i32.add (local.get $cout) (local.get $ldc)))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c20) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (local.set $cout (i32.add (local.get $cout) (local.get $ldc)))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c30) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+            ))
+            (local.set $i (i32.add (local.get $i) (i32.const 4)))
+            (br $r4)))
+        ;; the last rows one at a time
+        (block $r1Done
+          (loop $r1
+            (br_if $r1Done (i32.ge_u (local.get $i) (local.get $m)))
+            (local.set $a0 (i32.add (local.get $abase) (i32.mul (local.get $i) (local.get $lda))))
+            (local.set $crow (i32.add (local.get $c) (i32.shl
+              (i32.add (i32.mul (local.get $bi) (local.get $sCb)) (i32.mul (local.get $i) (local.get $sCi)))
+              (i32.const 2))))
+            (local.set $j (i32.const 0))
+            (block $s8d (loop $s8
+              (br_if $s8d (i32.gt_u (i32.add (local.get $j) (i32.const 8)) (local.get $n4)))
+              (local.set $c00 (v128.const i32x4 0 0 0 0))
+              (local.set $c01 (v128.const i32x4 0 0 0 0))
+              (local.set $bptr (i32.add (local.get $bbase) (i32.shl (local.get $j) (i32.const 2))))
+              (local.set $pa (i32.const 0))
+              (local.set $p (local.get $k))
+              (block $sk8d (loop $sk8
+                (br_if $sk8d (i32.eqz (local.get $p)))
+                (local.set $b0 (v128.load offset=0 (local.get $bptr)))
+                (local.set $b1 (v128.load offset=16 (local.get $bptr)))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a0) (local.get $pa))))
+                (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $x) (local.get $b1))))
+                (local.set $pa (i32.add (local.get $pa) (local.get $ap4)))
+                (local.set $bptr (i32.add (local.get $bptr) (local.get $ldb)))
+                (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+                (br $sk8)))
+              (local.set $cout (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c00) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+              (call $stv (i32.add (local.get $cout) (i32.const 16)) (local.get $c01) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 4))))
+              (local.set $j (i32.add (local.get $j) (i32.const 8)))
+              (br $s8)))
+            (if (i32.lt_u (local.get $j) (local.get $n4)) (then
+              (local.set $c00 (v128.const i32x4 0 0 0 0))
+              (local.set $bptr (i32.add (local.get $bbase) (i32.shl (local.get $j) (i32.const 2))))
+              (local.set $pa (i32.const 0))
+              (local.set $p (local.get $k))
+              (block $sk4d (loop $sk4
+                (br_if $sk4d (i32.eqz (local.get $p)))
+                (local.set $b0 (v128.load offset=0 (local.get $bptr)))
+                (local.set $x (v128.load32_splat (i32.add (local.get $a0) (local.get $pa))))
+                (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $x) (local.get $b0))))
+                (local.set $pa (i32.add (local.get $pa) (local.get $ap4)))
+                (local.set $bptr (i32.add (local.get $bptr) (local.get $ldb)))
+                (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+                (br $sk4)))
+              (local.set $cout (i32.add (local.get $crow) (i32.shl (local.get $j) (i32.const 2))))
+              (call $stv (i32.add (local.get $cout) (i32.const 0)) (local.get $c00) (i32.sub (local.get $n) (i32.add (local.get $j) (i32.const 0))))
+            ))
             (local.set $i (i32.add (local.get $i) (i32.const 1)))
-            (br $rows)))
+            (br $r1)))
         (local.set $bi (i32.add (local.get $bi) (i32.const 1)))
         (br $batchLoop))))
+
+  ;; stores the first `valid` lanes of v at addr (all four when valid ≥ 4): C's rows end at n
+  (func $stv (param $addr i32) (param $v v128) (param $valid i32)
+    (if (i32.ge_s (local.get $valid) (i32.const 4))
+      (then (v128.store (local.get $addr) (local.get $v)) (return)))
+    (f32.store (local.get $addr) (f32x4.extract_lane 0 (local.get $v)))
+    (if (i32.ge_s (local.get $valid) (i32.const 2))
+      (then (f32.store offset=4 (local.get $addr) (f32x4.extract_lane 1 (local.get $v)))))
+    (if (i32.ge_s (local.get $valid) (i32.const 3))
+      (then (f32.store offset=8 (local.get $addr) (f32x4.extract_lane 2 (local.get $v))))))
 
   ;; ---- gemm ----------------------------------------------------------------------------------
   ;; C (+)= A·B in blocks (BLIS order): B packed in 8-column panels (KC = 288 deep, NC = 1024
