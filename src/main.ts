@@ -2,6 +2,7 @@ import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
 import { backend } from './state/backend.svelte.ts';
+import { pageActivationBudget, setActivationBudget } from './lib/models/deep/activationBudget.ts';
 import type { BackendPref, BackendReport } from './lib/env/device.ts';
 import type { SelfCheckResult } from './lib/env/selfCheck.ts';
 
@@ -19,6 +20,10 @@ declare global {
     __rac: RacDebug;
   }
 }
+
+// The estimates count deep steps as the run's worker will take them: keeping or recomputing
+// activations by the memory this device declares (workers/bench.worker.ts sets the same).
+setActivationBudget(pageActivationBudget((navigator as { deviceMemory?: number }).deviceMemory));
 
 window.__rac = {
   backendReport: () => backend.report,

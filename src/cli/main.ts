@@ -11,6 +11,7 @@ import { datasetsCommand } from './datasetsCommand.ts';
 import { splitCommand } from './splitCommand.ts';
 import { isPanelDatasetId } from '../lib/data/modal/panels.ts';
 import { algorithmGroups, algorithmIds } from '../lib/models/catalogue.ts';
+import { NODE_ACTIVATION_BUDGET_BYTES, setActivationBudget } from '../lib/models/deep/activationBudget.ts';
 import { PRESET_ALIASES, PRESET_IDS } from '../lib/suite/presets.ts';
 
 /** The catalogue and presets as the help text lists them (never a stale hand-written list). */
@@ -190,6 +191,9 @@ function wantsHelp(args: string[]): boolean {
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // One fit per process: deep steps keep their activations up to 1 GiB (activationBudget.ts), so
+  // `estimate` and the ETA count what `run` will do (initNodeBackend raises it on WebGPU).
+  setActivationBudget(NODE_ACTIVATION_BUDGET_BYTES);
   if (command !== undefined && command in COMMAND_HELP && wantsHelp(rest)) {
     process.stdout.write(COMMAND_HELP[command]);
     return 0;

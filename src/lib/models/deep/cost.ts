@@ -3,8 +3,9 @@
  * network size, the cell's shape and the method's batch, and seconds at a measured rate. The
  * catalogue's deep entries use it for the pre-start estimate, longest-first order and the ETA.
  */
+import { activationBudget } from './activationBudget.ts';
 import { DEEP_METHODS } from './methods/registry.ts';
-import { FT_SIZES, type FTSize, type FTSizeName } from './sizes.ts';
+import { blockCacheBytes, FT_SIZES, type FTSize, type FTSizeName } from './sizes.ts';
 
 /**
  * Rows per step through the network, as multiples of the labeled batch (64), from each method's
@@ -45,7 +46,11 @@ export interface DeepFitShape {
   steps: number;
 }
 
-/** Multiply-adds of one fit + predict: per step, gradient rows ≈ 3 forwards (4 with recompute). */
+/**
+ * Multiply-adds of one fit + predict: per step, gradient rows ≈ 3 forwards, 4 where the rsb size
+ * recomputes its blocks (the step's caches exceed the activation budget in force,
+ * activationBudget.ts: what the trainer's 'auto' decides from the same numbers).
+ */
 export function deepFitMacs(
   method: string,
   s: DeepFitShape,
@@ -54,8 +59,10 @@ export function deepFitMacs(
   const net = FT_SIZES[size] ?? FT_SIZES.rsb;
   const rows = DEEP_STEP_ROWS[method] ?? DEEP_STEP_ROWS.fixmatch;
   const fwd = forwardMacsPerRow(net, s.d, s.k);
-  const gradFactor = size === 'rsb' ? 4 : 3; // the rsb size recomputes block activations (config.ts)
   const grad = quirks === 'fixed' && rows.fixedGrad !== undefined ? rows.fixedGrad : rows.grad;
+  const recomputes =
+    size === 'rsb' && blockCacheBytes({ ...net, features: s.d }, batchL * grad) > activationBudget();
+  const gradFactor = recomputes ? 4 : 3;
   const noGrad = rows.noGrad + (rows.grad - grad);
   const perStep = batchL * fwd * (grad * gradFactor + noGrad);
   return s.steps * perStep + s.test * fwd;

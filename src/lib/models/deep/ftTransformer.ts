@@ -35,7 +35,7 @@ import {
 
 import type { FTSize } from './sizes.ts';
 
-export { FT_SIZES, type FTSize, type FTSizeName } from './sizes.ts';
+export { blockCacheBytes, FT_SIZES, type FTSize, type FTSizeName } from './sizes.ts';
 
 export interface FTShape extends FTSize {
   /** Input features d (tokens n = d + 1). */
@@ -426,17 +426,6 @@ function blockBackward(
   grads[p + 'ln0.g'] = dg0;
   grads[p + 'ln0.b'] = db0;
   return dh0 as tf.Tensor2D;
-}
-
-/** Bytes of the block caches one gradient forward of B rows keeps (without recomputation). */
-export function blockCacheBytes(s: FTShape, B: number): number {
-  const n = s.features + 1;
-  const { dToken: D, heads: H, ffnHidden: F } = s;
-  const perBlock = (nq: number) =>
-    n * B * D * 7 + // h, a, k0, v0, qh, khT, vh
-    2 * B * H * nq * n + // p, pd
-    nq * B * (3 * D + 3 * F); // merged, x1, l1; f1 (2F), g (F)
-  return 4 * (perBlock(n) * (s.blocks - 1) + perBlock(1));
 }
 
 /** Head: LN → ReLU → linear on the CLS rows [B, D]. */

@@ -18,3 +18,17 @@ export const FT_SIZES: Readonly<Record<FTSizeName, Readonly<FTSize>>> = Object.f
   rsb: Object.freeze({ blocks: 8, dToken: 192, heads: 8, ffnHidden: 256 }),
   tiny: Object.freeze({ blocks: 2, dToken: 32, heads: 4, ffnHidden: 64 }),
 });
+
+/**
+ * Bytes of the block caches one gradient forward of B rows keeps without recomputation (the
+ * FT-Transformer's backward pass, ftTransformer.ts; what the activation budget is compared with).
+ */
+export function blockCacheBytes(s: FTSize & { features: number }, B: number): number {
+  const n = s.features + 1;
+  const { dToken: D, heads: H, ffnHidden: F } = s;
+  const perBlock = (nq: number) =>
+    n * B * D * 7 + // h, a, k0, v0, qh, khT, vh
+    2 * B * H * nq * n + // p, pd
+    nq * B * (3 * D + 3 * F); // merged, x1, l1; f1 (2F), g (F)
+  return 4 * (perBlock(n) * (s.blocks - 1) + perBlock(1));
+}
