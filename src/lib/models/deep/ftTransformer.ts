@@ -453,14 +453,20 @@ function forwardTrain(
   const B = x.shape[0];
   const n = s.features + 1;
   const drops = Array.from({ length: s.blocks }, (_, l) => blockDrop(drop, l));
-  const f = tf.customGrad(((...args: unknown[]) => {
-    const save = args[args.length - 1] as tf.GradSaveFunc;
+  // The backward reads the forward's tensors from this closure, kept (customGrad runs the forward
+  // in a tidy), not through customGrad's `save`: the engine clones every saved tensor (one
+  // Identity copy each: ~100 copies of [rows·17, 192] a FixMatch step, and a second set of every
+  // kept cache until the step ends). The backward frees each block's tensors when it is done with
+  // them. Outside a gradient (no tape: the backward never runs) nothing is kept.
+  const taping = tf.engine().state.gradientDepth > 0;
+  const keep = <T extends tf.Tensor>(t: T): T => (taping ? tf.keep(t) : t);
+  const f = tf.customGrad(((..._args: unknown[]) => {
     const h0 = tokenize(x, P['tok.W'] as tf.Tensor2D, P['tok.b'] as tf.Tensor2D);
     const inputs: tf.Tensor2D[] = [];
     const caches: BlockCache[] = [];
     let h = h0;
     for (let l = 0; l < s.blocks; l++) {
-      inputs.push(h);
+      inputs.push(recompute ? keep(h) : h);
       const hin = h;
       if (recompute) h = tf.tidy(() => blockForward(s, l, P, hin, B, drops[l]).out);
       else {
@@ -470,20 +476,18 @@ function forwardTrain(
           const r = blockForward(s, l, P, hin, B, drops[l]);
           return [r.out, ...CACHE_KEYS.map((key) => r.cache[key])];
         });
-        caches.push(Object.fromEntries(CACHE_KEYS.map((key, i) => [key, kept[i]])) as unknown as BlockCache);
+        caches.push(
+          Object.fromEntries(CACHE_KEYS.map((key, i) => [key, keep(kept[i])])) as unknown as BlockCache,
+        );
         h = out as tf.Tensor2D;
       }
     }
     const { logits, ln } = headForward(P, h);
-    const kept: tf.Tensor[] = [x, h, ln];
-    if (recompute) kept.push(...inputs);
-    else for (const c of caches) for (const key of CACHE_KEYS) kept.push(c[key]);
-    save(kept);
+    const cls = keep(h),
+      lnS = keep(ln);
     return {
       value: logits,
-      gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
-        const [xs, cls, lnS] = saved as tf.Tensor2D[];
-        const rest = saved.slice(3) as tf.Tensor2D[];
+      gradFunc: (dy: tf.Tensor2D) => {
         const grads: Record<string, tf.Tensor> = {};
         const blockKeys = new Map<number, string[]>();
         // Head.
@@ -494,16 +498,16 @@ function forwardTrain(
         const [dcls, dgh, dbh] = layerNormGrad(cls, P['head.ln.g'], dr);
         grads['head.ln.g'] = dgh;
         grads['head.ln.b'] = dbh;
+        r.dispose();
+        dr.dispose();
+        lnS.dispose();
+        cls.dispose();
         let dOut = dcls as tf.Tensor2D;
         for (let l = s.blocks - 1; l >= 0; l--) {
           const d = dOut;
           // One block at a time: its (recomputed) cache and intermediates go when it is done.
           const [dIn, ...gs] = tf.tidy(() => {
-            const c = recompute
-              ? blockForward(s, l, P, rest[l], B, drops[l]).cache
-              : (Object.fromEntries(
-                  CACHE_KEYS.map((key, i) => [key, rest[l * CACHE_KEYS.length + i]]),
-                ) as unknown as BlockCache);
+            const c = recompute ? blockForward(s, l, P, inputs[l], B, drops[l]).cache : caches[l];
             const g: Record<string, tf.Tensor> = {};
             const din = blockBackward(s, l, P, c, d, B, drops[l], g);
             const keys = Object.keys(g);
@@ -512,9 +516,12 @@ function forwardTrain(
           });
           blockKeys.get(l)!.forEach((k, i) => (grads[k] = gs[i]));
           d.dispose();
+          // Block l's kept tensors are not read again (block l − 1's cache holds its own input).
+          if (recompute) inputs[l].dispose();
+          else for (const key of CACHE_KEYS) caches[l][key].dispose();
           dOut = dIn as tf.Tensor2D;
         }
-        [grads['tok.W'], grads['tok.b']] = tokenizeGrad(xs, dOut, n);
+        [grads['tok.W'], grads['tok.b']] = tokenizeGrad(x, dOut, n);
         return names.map((nm) => grads[nm]);
       },
     };
