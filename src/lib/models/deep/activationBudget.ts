@@ -8,7 +8,7 @@
  *
  * What it buys (letter, FixMatch, rsb size: 512 gradient rows × 17 tokens, 736 MiB of block
  * caches): keeping the caches skips the ≈ 26 % of the step's products that recomputation
- * repeats, at a wasm heap of 1 687 MiB instead of 491 MiB (the caches, plus the backward pass's
+ * repeats, at a wasm heap of 994 MiB instead of 491 MiB (the caches, plus the backward pass's
  * temporaries beside them). tfjs-wasm's heap may grow to 4 GiB.
  */
 
