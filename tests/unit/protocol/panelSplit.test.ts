@@ -16,6 +16,7 @@ import {
   panelSplit,
   type PanelLabels,
   type PanelRule,
+  type PanelSplit,
 } from '../../../src/lib/protocol/panelSplit.ts';
 import { mt } from '../../../src/lib/protocol/rng.ts';
 import { T_GRID } from '../../../src/lib/types.ts';
@@ -60,6 +61,22 @@ function labelsOf(files: Record<string, { rows: number; seed: number }>, k: numb
   for (const [f, { rows, seed }] of Object.entries(files))
     (y as Record<string, unknown>)[f] = synthetic(rows, k, seed);
   return y as PanelLabels;
+}
+
+/**
+ * A panel's split at (seed, t), drawn once: the sizes test and the reference test check the same
+ * 18 splits of each panel, and panelSplit is pure (same arguments, same lists), so drawing each
+ * twice (seconds on the larger pools) would only repeat the work, not the check.
+ */
+const splits = new Map<string, PanelSplit>();
+function splitOf(panel: Fixture['panels'][number], y: PanelLabels, seed: number, t: number): PanelSplit {
+  const key = `${panel.name}|${seed}|${t}`;
+  let s = splits.get(key);
+  if (!s) {
+    s = panelSplit(panel.rule, y, panel.labels, t, seed);
+    splits.set(key, s);
+  }
+  return s;
 }
 
 const digest = (ids: readonly number[]) => createHash('sha256').update(ids.join(',')).digest('hex');
@@ -178,7 +195,7 @@ describe('image and text splits (§5)', () => {
     it('§5.5 sizes and §5.6 structure at every seed and t', () => {
       for (const seed of [0, 1, 2]) {
         T_GRID.forEach((t, i) => {
-          const s = panelSplit(panel.rule, y, panel.labels, t, seed);
+          const s = splitOf(panel, y, seed, t);
           const at = `seed ${seed}, t ${t}`;
           expect([s.labeled.length, s.test.length], at).toEqual([want.L, want.E]);
           expect([s.unlabeledIn.length, s.unlabeledOut.length], at).toEqual(want.U[i]);
@@ -244,7 +261,7 @@ describe('image and text splits (§5)', () => {
       const records = FIXTURE.records.filter((r) => r.panel === panel.name);
       expect(records).toHaveLength(18);
       for (const r of records) {
-        const s = panelSplit(panel.rule, y, panel.labels, r.t, r.seed);
+        const s = splitOf(panel, y, r.seed, r.t);
         const lists = [s.labeled, s.test, s.unlabeledIn, s.unlabeledOut];
         const at = `seed ${r.seed}, t ${r.t}`;
         expect(

@@ -4,6 +4,8 @@
  * 0.95 confidence threshold), so its curve could not depend on t; the preset's loop now lets the
  * mask rise before the end.
  */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
 import { describe, expect, it } from 'vitest';
 import { getAlgorithm } from '../../../src/lib/models/catalogue.ts';
 import { expandPlan, type RunPlanSpec } from '../../../src/lib/suite/plan.ts';
@@ -12,6 +14,9 @@ import { runCell, type RunCellContext } from '../../../src/lib/suite/runCell.ts'
 import { loadEmbedded } from '../helpers/datasets.ts';
 
 const wine = await loadEmbedded('wine');
+// The backend the CLI and the page's workers train on; without it tfjs falls back to its pure-JS
+// cpu kernels, the same steps about 15 times slower.
+await tf.setBackend('wasm');
 
 describe('classroom-deep', () => {
   it("lets Pseudo-Label's mask rate leave 0 before its last steps (wine, t = 0)", async () => {
@@ -23,7 +28,7 @@ describe('classroom-deep', () => {
       now: () => 0,
       isoTime: () => '2026-11-26T00:00:00.000Z',
       env: {
-        backend: 'cpu',
+        backend: 'wasm',
         float_precision: 'float32',
         tfjs_version: 'x',
         app_version: 'x',
