@@ -25,6 +25,7 @@
  * more products); the table says which each step did, and the wasm heap after it.
  * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 3  --predict-rows 4096
  *          --torch-threads 1|default  --relaxed-simd on|off  --activations cli|page
+ *          --rounds N (N alternating TS / PyTorch runs, medians over them: steadier on a shared VM)
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,7 @@ const { values: opt } = parseArgs({
     'torch-threads': { type: 'string', default: '1' },
     'relaxed-simd': { type: 'string', default: 'on' },
     activations: { type: 'string', default: 'cli' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const ds = opt.datasets
@@ -55,8 +57,9 @@ const args = [ds, opt.methods, opt.reps, opt['predict-rows']];
 const big = { cwd: ROOT, maxBuffer: 1 << 26 };
 
 const load0 = loadavg();
-const ts = JSON.parse(
-  (
+const lastLine = (out) => JSON.parse(out.stdout.trim().split('\n').pop());
+const runTs = async () =>
+  lastLine(
     await run(
       process.execPath,
       [
@@ -70,23 +73,42 @@ const ts = JSON.parse(
         opt.activations === 'page' ? 'page' : 'cli',
       ],
       big,
-    )
-  ).stdout
-    .trim()
-    .split('\n')
-    .pop(),
-);
-let py = null;
-try {
-  py = JSON.parse(
-    (await run('/usr/bin/python3', ['scripts/bench/deep_step.py', ...args, opt['torch-threads']], big)).stdout
-      .trim()
-      .split('\n')
-      .pop(),
+    ),
   );
-} catch (e) {
-  console.error(`PyTorch side skipped: ${e.message.split('\n')[0]}`);
+const runPy = async () => {
+  try {
+    return lastLine(
+      await run('/usr/bin/python3', ['scripts/bench/deep_step.py', ...args, opt['torch-threads']], big),
+    );
+  } catch (e) {
+    console.error(`PyTorch side skipped: ${e.message.split('\n')[0]}`);
+    return null;
+  }
+};
+// Rounds alternate the two sides, so that both see the same stretches of a shared machine; each
+// step's time is the median over rounds (of each round's median step).
+const rounds = Math.max(1, Number(opt.rounds));
+const tsRuns = [],
+  pyRuns = [];
+for (let r = 0; r < rounds; r++) {
+  tsRuns.push(await runTs());
+  const p = await runPy();
+  if (p) pyRuns.push(p);
 }
+const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The first run's record with each step's and prediction's times replaced by the medians over runs. */
+function merged(runs) {
+  if (!runs.length) return null;
+  const out = structuredClone(runs[0]);
+  for (const key of Object.keys(out.steps))
+    for (const m of ['wallMs', 'cpuMs']) out.steps[key][m] = med(runs.map((x) => x.steps[key][m]));
+  for (const key of Object.keys(out.predict))
+    for (const m of ['ms', 'cpuMs']) out.predict[key][m] = med(runs.map((x) => x.predict[key][m]));
+  out.rounds = runs.length;
+  return out;
+}
+const ts = merged(tsRuns);
+const py = merged(pyRuns);
 const f = (x) => (x === undefined ? '—' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
 const load1 = loadavg();
 const kb = (x) =>
@@ -99,7 +121,7 @@ console.log(
 );
 console.log(`load average (1 min) ${load0[0].toFixed(2)} before, ${load1[0].toFixed(2)} after\n`);
 console.log(
-  'step (median after 1 warm-up)   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back   activations   wasm heap',
+  `step (median after 1 warm-up${rounds > 1 ? `; median of ${rounds} rounds` : ''})   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back   activations   wasm heap`,
 );
 for (const [key, t] of Object.entries(ts.steps)) {
   const p = py?.steps[key];
@@ -118,7 +140,14 @@ mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
 writeFileSync(
   join(ROOT, 'bench-results', 'deep-latest.json'),
   JSON.stringify(
-    { format: 'rac-bench-deep/1', options: opt, load: { before: load0, after: load1 }, ts, python: py },
+    {
+      format: 'rac-bench-deep/1',
+      options: opt,
+      load: { before: load0, after: load1 },
+      ts,
+      python: py,
+      runs: { ts: tsRuns, python: pyRuns },
+    },
     null,
     1,
   ),

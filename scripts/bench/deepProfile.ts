@@ -15,13 +15,13 @@ import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
-import { fixedStreams, normalRows, stepData } from './stepFixture.ts';
+import { fixedStreams, normalRows, settleBackend, stepData } from './stepFixture.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(name);
 const option = (name: string) => (argv.indexOf(name) >= 0 ? argv[argv.indexOf(name) + 1] : undefined);
 const [id, dS = '16', kS = '26'] = argv.filter(
-  (a, i) => !a.startsWith('--') && argv[i - 1] !== '--recompute' && argv[i - 1] !== '--warmup',
+  (a, i) => !a.startsWith('--') && !['--recompute', '--warmup', '--shapes'].includes(argv[i - 1]),
 );
 if (flag('--plain-simd')) preferDeepWasmFlavour('simd');
 await tf.setBackend('wasm');
@@ -71,7 +71,9 @@ function report(title: string, wallMs: number, cpuMs: number) {
     console.log(
       `${name.padEnd(24)} ${String(t.n).padStart(5)} ${t.ms.toFixed(1).padStart(9)} ms ${share.padStart(5)} %`,
     );
-    for (const [key, s] of [...t.byShape].sort((a, b) => b[1].ms - a[1].ms).slice(0, 4))
+    for (const [key, s] of [...t.byShape]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .slice(0, Number(option('--shapes') ?? 4)))
       console.log(`    ${key.padEnd(96)} ${String(s.n).padStart(4)} ${s.ms.toFixed(1).padStart(8)} ms`);
   }
   tallies.clear();
@@ -92,12 +94,12 @@ const tr = new DeepTrainer(cfg, createMethod(id as DeepMethodId), stepData(d, k,
 console.log(`${id} on ${d} features / ${k} classes, rsb size; deep wasm kernels: ${deepWasmFlavour()}`);
 const warm = Number(option('--warmup') ?? 1);
 await tr.run({}, warm);
-await tr.weights('params');
+await settleBackend();
 tallies.clear();
 let t0 = performance.now(),
   c0 = process.cpuUsage();
 await tr.run({}, warm + 1);
-await tr.weights('params');
+await settleBackend();
 let c = process.cpuUsage(c0);
 report('one step', performance.now() - t0, (c.user + c.system) / 1000);
 if (flag('--predict')) {

@@ -22,7 +22,7 @@ import {
   setActivationBudget,
 } from '../../src/lib/models/deep/activationBudget.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
-import { fixedStreams, normalRows, stepData } from './stepFixture.ts';
+import { fixedStreams, normalRows, settleBackend, stepData } from './stepFixture.ts';
 import { countTransfers, profileKernels } from './stepStats.ts';
 
 const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm', kernels = 'auto', budget = 'cli'] =
@@ -82,7 +82,7 @@ for (const spec of dsArg.split(',')) {
       const t0 = performance.now(),
         c0 = process.cpuUsage();
       await tr.run({}, it + 1);
-      await tr.weights('params'); // wait for the step's work (matters on async backends)
+      await settleBackend(); // the step's work is done (async backends), nothing read back
       const c = process.cpuUsage(c0);
       times.push({ wallMs: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 });
     }

@@ -16,7 +16,8 @@ const { values: opt, positionals } = parseArgs({
   allowPositionals: true,
   options: { plain: { type: 'boolean', default: false }, reps: { type: 'string', default: '5' } },
 });
-const watPath = positionals[0] ?? new URL('../../src/lib/models/deep/batchMatMul.wat', import.meta.url).pathname;
+const watPath =
+  positionals[0] ?? new URL('../../src/lib/models/deep/batchMatMul.wat', import.meta.url).pathname;
 const wabt = await wabtInit();
 const compile = (text) => {
   const parsed = wabt.parseWat('k.wat', text, { simd: true, relaxed_simd: true });
@@ -59,7 +60,9 @@ const reps = Number(opt.reps);
 let total = { flops: 0, ms: 0 };
 console.log(`${watPath.split('/').pop()} (${opt.plain ? 'plain' : 'relaxed'} SIMD)`);
 for (const [label, m, kk, n, tA, tB] of shapes) {
-  const a = alloc(m * kk), b = alloc(kk * n), c = alloc(m * n);
+  const a = alloc(m * kk),
+    b = alloc(kk * n),
+    c = alloc(m * n);
   for (let i = 0; i < m * kk; i++) F[a / 4 + i] = ((i * 7919) % 1000) / 1000 - 0.5;
   for (let i = 0; i < kk * n; i++) F[b / 4 + i] = ((i * 104729) % 1000) / 1000 - 0.5;
   const [sAi, sAp] = tA ? [1, m] : [kk, 1];
@@ -67,7 +70,8 @@ for (const [label, m, kk, n, tA, tB] of shapes) {
   k.gemm(a, b, c, scratch, m, kk, n, sAi, sAp, sBp, sBj, 0);
   // A few entries against a float64 dot product: a variant that is fast and wrong is refused.
   for (let t = 0; t < 64; t++) {
-    const i = (t * 2654435761) % m, j = (t * 40503) % n;
+    const i = (t * 2654435761) % m,
+      j = (t * 40503) % n;
     let want = 0;
     for (let p = 0; p < kk; p++) want += F[a / 4 + i * sAi + p * sAp] * F[b / 4 + p * sBp + j * sBj];
     const got = F[c / 4 + i * n + j];
@@ -85,7 +89,9 @@ for (const [label, m, kk, n, tA, tB] of shapes) {
   const flops = 2 * m * kk * n;
   total.flops += flops;
   total.ms += ms;
-  console.log(`${label.padEnd(16)} ${String(m).padStart(5)}×${String(kk).padStart(4)}×${String(n).padStart(3)}  ${ms.toFixed(2).padStart(7)} ms  ${(flops / ms / 1e6).toFixed(1).padStart(5)} GFLOP/s`);
+  console.log(
+    `${label.padEnd(16)} ${String(m).padStart(5)}×${String(kk).padStart(4)}×${String(n).padStart(3)}  ${ms.toFixed(2).padStart(7)} ms  ${(flops / ms / 1e6).toFixed(1).padStart(5)} GFLOP/s`,
+  );
   top = 8 << 20;
 }
 console.log(`all shapes: ${(total.flops / total.ms / 1e6).toFixed(1)} GFLOP/s`);

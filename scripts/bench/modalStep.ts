@@ -34,7 +34,7 @@ import { DeepTrainer, type TrainerConfig } from '../../src/lib/models/deep/train
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
 import { PANEL_METHODS, type PanelMethod } from '../../src/lib/suite/panelPlan.ts';
 import { parseSafetensors, type SafetensorsFile } from '../../src/lib/weights/safetensors.ts';
-import { cyclicLabels, fixedStreams } from './stepFixture.ts';
+import { cyclicLabels, fixedStreams, settleBackend } from './stepFixture.ts';
 import { profileKernels } from './stepStats.ts';
 
 /** An extraction row: which registry backbone, at which input size, in batches of how many rows. */
@@ -282,7 +282,7 @@ async function headRow(spec: HeadSpec, method: PanelMethod): Promise<HeadResult>
         await timed(async () => {
           await tr.run({}, it + 1);
           // wasm and cpu finish a step inside run(); an async backend must be waited for.
-          if (tf.getBackend() !== 'wasm' && tf.getBackend() !== 'cpu') await tr.weights('params');
+          await settleBackend();
         }),
       );
     const prof = await profileKernels(() => tr.run({}, options.reps + 2));

@@ -4,6 +4,7 @@
  * rows from a seeded MT19937, labels i mod k, and fixed RNG streams, so that every bench and test
  * measures the same step on the same data.
  */
+import * as tf from '@tensorflow/tfjs';
 import type { TrainerStreams } from '../../src/lib/models/deep/trainer.ts';
 import { MT19937 } from '../../src/lib/protocol/rng.ts';
 import type { Matrix } from '../../src/lib/types.ts';
@@ -40,4 +41,26 @@ export function stepData(
   const Xl = normalRows(rng, 256, d);
   const Xu = normalRows(rng, 4096, d);
   return { Xl, yl: cyclicLabels(256, k), Xu, k };
+}
+
+/**
+ * Waits until the backend has done the work queued so far, without reading anything back (a
+ * read-back would time a transfer, and on wasm a 2.4 M-float copy and its garbage). WebGPU: end
+ * tfjs' open compute pass, submit its command encoder (tfjs batches dispatches into one), then
+ * wait for the queue. wasm and cpu run each kernel synchronously: the step is done on return.
+ */
+export async function settleBackend(): Promise<void> {
+  const b = tf.backend() as unknown as {
+    commandEncoder?: unknown;
+    endComputePassEncoder?: () => void;
+    submitQueue?: () => void;
+    device?: { queue: { onSubmittedWorkDone(): Promise<void> } };
+  };
+  if (typeof b.submitQueue === 'function' && b.device) {
+    if (b.commandEncoder) {
+      b.endComputePassEncoder?.();
+      b.submitQueue();
+    }
+    await b.device.queue.onSubmittedWorkDone();
+  }
 }

@@ -28,7 +28,7 @@ import { initNodeBackend, nodeBackendInfo, parseNodeBackend, TFJS_VERSION } from
 import { trainerConfig } from '../../src/lib/models/deep/config.ts';
 import { createMethod, DEEP_METHOD_IDS, type DeepMethodId } from '../../src/lib/models/deep/methods/index.ts';
 import { DeepTrainer } from '../../src/lib/models/deep/trainer.ts';
-import { fixedStreams, stepData } from '../bench/stepFixture.ts';
+import { fixedStreams, settleBackend, stepData } from '../bench/stepFixture.ts';
 import { countTransfers } from '../bench/stepStats.ts';
 import { writeReport } from './report.ts';
 import { parseSize, stepFlops, tflops } from './stepFlops.ts';
@@ -113,29 +113,6 @@ async function adapterStage(argv: string[]): Promise<number> {
   return 0;
 }
 
-/**
- * Waits until the backend has done the work queued so far. WebGPU: end tfjs' open compute pass,
- * submit its command encoder (tfjs batches dispatches into one), then wait for the queue — no
- * read-back, so the time measured is the GPU's, not a transfer's.
- */
-async function settle(tr: DeepTrainer): Promise<void> {
-  const b = tf.backend() as unknown as {
-    commandEncoder?: unknown;
-    endComputePassEncoder?: () => void;
-    submitQueue?: () => void;
-    device?: { queue: { onSubmittedWorkDone(): Promise<void> } };
-  };
-  if (typeof b.submitQueue === 'function' && b.device) {
-    if (b.commandEncoder) {
-      b.endComputePassEncoder?.();
-      b.submitQueue();
-    }
-    await b.device.queue.onSubmittedWorkDone();
-    return;
-  }
-  await tr.weights('params'); // synchronous backends: the step has run; the read is cheap there
-}
-
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
@@ -210,13 +187,13 @@ async function stepsStage(argv: string[]): Promise<number> {
     try {
       let t0 = performance.now();
       await tr.run({}, 1);
-      await settle(tr);
+      await settleBackend();
       const firstStepMs = performance.now() - t0; // shader compilation included
       // The cost of one idle sync, taken off the timed run (it ends with one).
       const idle: number[] = [];
       for (let i = 0; i < 3; i++) {
         t0 = performance.now();
-        await settle(tr);
+        await settleBackend();
         idle.push(performance.now() - t0);
       }
       // Several steps queued back to back, then one sync: the GPU's pace, not a round trip's.
@@ -228,13 +205,13 @@ async function stepsStage(argv: string[]): Promise<number> {
         t0 = performance.now();
         bytes = await countTransfers(async () => {
           await tr.run({}, ++done);
-          await settle(tr);
+          await settleBackend();
         });
         msPerStep = Math.max(0, performance.now() - t0 - median(idle));
       } else {
         t0 = performance.now();
         await tr.run({}, (done += reps));
-        await settle(tr);
+        await settleBackend();
         msPerStep = Math.max(0, performance.now() - t0 - median(idle)) / reps;
         bytes = await countTransfers(() => tr.run({}, ++done));
       }

@@ -94,7 +94,9 @@ export async function initNodeBackend(prefer: NodeBackend = 'wasm'): Promise<Nod
   // One fit per process: the deep trainer may keep a step's activations up to this budget rather
   // than recompute them (the same weights, less time; activationBudget.ts). On WebGPU they live
   // in GPU memory, outside the 4 GiB wasm heap.
-  setActivationBudget(current.backend === 'webgpu' ? 4 * NODE_ACTIVATION_BUDGET_BYTES : NODE_ACTIVATION_BUDGET_BYTES);
+  setActivationBudget(
+    current.backend === 'webgpu' ? 4 * NODE_ACTIVATION_BUDGET_BYTES : NODE_ACTIVATION_BUDGET_BYTES,
+  );
   return current.backend;
 }
 

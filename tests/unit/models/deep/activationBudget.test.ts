@@ -102,10 +102,7 @@ describe('activation budget', () => {
     expect(pageActivationBudget(Number.NaN)).toBe(DEFAULT_ACTIVATION_BUDGET_BYTES);
     expect(() => setActivationBudget(-1)).toThrow(/non-negative/);
     // letter FixMatch at rsb size (512 gradient rows × 17 tokens): kept by the CLI, recomputed by default.
-    const letter = blockCacheBytes(
-      { blocks: 8, dToken: 192, heads: 8, ffnHidden: 256, features: 16 },
-      512,
-    );
+    const letter = blockCacheBytes({ blocks: 8, dToken: 192, heads: 8, ffnHidden: 256, features: 16 }, 512);
     expect(letter).toBeGreaterThan(DEFAULT_ACTIVATION_BUDGET_BYTES);
     expect(letter).toBeLessThan(NODE_ACTIVATION_BUDGET_BYTES);
   });
