@@ -43,7 +43,7 @@ const alloc = (floats) => {
   top += Math.ceil((floats * 4) / 64) * 64;
   return at;
 };
-const scratch = 0;
+const scratch = Number(process.env.SCRATCH_OFF ?? 0);
 const M = 8704;
 // [label, m, k, n, transA, transB]: the step's products (FFN 192→512, 256→192; QKV 192→576)
 const shapes = [
@@ -55,6 +55,8 @@ const shapes = [
   ['xᵀ·dy 192×576', 192, M, 576, true, false],
   ['xᵀ·dy 256×192', 256, M, 192, true, false],
   ['x·W  ftt 1088', 1088, 192, 192, false, false],
+  ['x·W   pl 2176', 2176, 192, 192, false, false],
+  ['dy·Wᵀ pl 2176', 2176, 576, 192, false, true],
 ];
 const reps = Number(opt.reps);
 let total = { flops: 0, ms: 0 };
