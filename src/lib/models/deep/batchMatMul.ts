@@ -72,6 +72,8 @@ export interface DeepWasmKernels {
     sBp: number,
     sBj: number,
     acc: number,
+    /** Offset of n bias values added to every row (0: none). */
+    bias: number,
   ): void;
   ln_fwd(x: number, g: number, b: number, y: number, M: number, D: number, eps: number): void;
   ln_bwd(
@@ -110,7 +112,6 @@ export interface DeepWasmKernels {
     kb: number,
     keep: number,
   ): void;
-  fill_rows(c: number, bias: number, m: number, n: number): void;
   fill_zero(c: number, n: number): void;
   colsum(x: number, out: number, M: number, N: number): void;
   dropout(x: number, y: number, n: number, cut: number, ka: number, kb: number, keep: number): void;

@@ -270,7 +270,7 @@
   ;; ap: packed A (per p: 5 floats), bp: packed B (per p: 8 floats)
   ;; out: destination, ldc in bytes; mode 0 = store, 1 = add to existing
   ;; @relaxed-madd begin
-  (func $micro (param $ap i32) (param $bp i32) (param $kc i32) (param $out i32) (param $ldc i32) (param $mode i32)
+  (func $micro (param $ap i32) (param $bp i32) (param $kc i32) (param $out i32) (param $ldc i32) (param $mode i32) (param $bias i32)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $av v128) (local $o i32) (local $kk i32)
     (local.set $kk (local.get $kc))
     (block $lpd (loop $lp
@@ -298,7 +298,21 @@
         (local.set $kk (i32.sub (local.get $kk) (i32.const 1)))
         (br $lp)))
     (local.set $o (local.get $out))
-    (if (local.get $mode) (then
+    ;; mode 2: + this tile's 8 bias values on every row (acc + bias: the bits of adding to C = bias)
+    (if (i32.eq (local.get $mode) (i32.const 2)) (then
+        (local.set $b0 (v128.load (local.get $bias)))
+        (local.set $b1 (v128.load offset=16 (local.get $bias)))
+        (local.set $c00 (f32x4.add (local.get $c00) (local.get $b0)))
+        (local.set $c01 (f32x4.add (local.get $c01) (local.get $b1)))
+        (local.set $c10 (f32x4.add (local.get $c10) (local.get $b0)))
+        (local.set $c11 (f32x4.add (local.get $c11) (local.get $b1)))
+        (local.set $c20 (f32x4.add (local.get $c20) (local.get $b0)))
+        (local.set $c21 (f32x4.add (local.get $c21) (local.get $b1)))
+        (local.set $c30 (f32x4.add (local.get $c30) (local.get $b0)))
+        (local.set $c31 (f32x4.add (local.get $c31) (local.get $b1)))
+        (local.set $c40 (f32x4.add (local.get $c40) (local.get $b0)))
+        (local.set $c41 (f32x4.add (local.get $c41) (local.get $b1)))))
+    (if (i32.eq (local.get $mode) (i32.const 1)) (then
         (local.set $c00 (f32x4.add (local.get $c00) (v128.load (local.get $o))))
         (local.set $c01 (f32x4.add (local.get $c01) (v128.load offset=16 (local.get $o))))
         (local.set $o (i32.add (local.get $o) (local.get $ldc)))
@@ -333,14 +347,15 @@
   )
   ;; @relaxed-madd end
 
-  ;; C[m x n] (row-major, contiguous) = A . B (+ C when acc = 1)
+  ;; C[m x n] (row-major, contiguous) = A . B (+ C when acc = 1) (+ bias[n] on every row when bias ≠ 0:
+  ;; added to the first block of p's sums in the micro-kernel, as C = bias then C += sums would)
   ;; A(i,p) at a + 4*(i*sAi + p*sAp); B(p,j) at b + 4*(p*sBp + j*sBj)
   ;; scratch: packA (MC*KC floats) + packB (KC*NC floats) + tile (48 floats)
   (func (export "gemm")
     (param $a i32) (param $b i32) (param $c i32) (param $scratch i32)
     (param $m i32) (param $k i32) (param $n i32)
-    (param $sAi i32) (param $sAp i32) (param $sBp i32) (param $sBj i32) (param $acc i32)
-    (local $pa i32) (local $pb i32) (local $tile i32)
+    (param $sAi i32) (param $sAp i32) (param $sBp i32) (param $sBj i32) (param $acc i32) (param $bias i32)
+    (local $pa i32) (local $bj i32) (local $pb i32) (local $tile i32)
     (local $jc i32) (local $nc i32) (local $pc i32) (local $kc i32) (local $ic i32) (local $mc i32)
     (local $jr i32) (local $ir i32) (local $p i32) (local $i i32) (local $j i32)
     (local $dst i32) (local $src i32) (local $mode i32) (local $rows i32) (local $cols i32)
@@ -390,7 +405,10 @@
             (br $ppLoop)))
           (local.set $jr (i32.add (local.get $jr) (i32.const 8)))
           (br $pbLoop)))
-        (local.set $mode (i32.or (local.get $acc) (i32.ne (local.get $pc) (i32.const 0))))
+        (local.set $mode
+          (select (i32.const 1)
+            (select (i32.const 2) (i32.const 0) (local.get $bias))
+            (i32.or (local.get $acc) (i32.ne (local.get $pc) (i32.const 0)))))
         (local.set $ic (i32.const 0))
         (block $icDone (loop $icLoop
           (br_if $icDone (i32.ge_u (local.get $ic) (local.get $m)))
@@ -441,18 +459,19 @@
               (local.set $rows (i32.sub (local.get $mc) (local.get $ir)))
               (local.set $out (i32.add (local.get $c) (i32.shl
                  (i32.add (i32.mul (i32.add (local.get $ic) (local.get $ir)) (local.get $n)) (i32.add (local.get $jc) (local.get $jr))) (i32.const 2))))
+              (local.set $bj (i32.add (local.get $bias) (i32.shl (i32.add (local.get $jc) (local.get $jr)) (i32.const 2))))
               (if (i32.and (i32.ge_u (local.get $rows) (i32.const 5)) (i32.ge_u (local.get $cols) (i32.const 8)))
                 (then
                   (call $micro
                     (i32.add (local.get $pa) (i32.shl (i32.mul (local.get $ir) (local.get $kc)) (i32.const 2)))
                     (i32.add (local.get $pb) (i32.shl (i32.mul (local.get $jr) (local.get $kc)) (i32.const 2)))
-                    (local.get $kc) (local.get $out) (local.get $ldc) (local.get $mode)))
+                    (local.get $kc) (local.get $out) (local.get $ldc) (local.get $mode) (local.get $bj)))
                 (else
                   ;; edge tile: compute into tile (stride 32 bytes), then copy/add the valid part
                   (call $micro
                     (i32.add (local.get $pa) (i32.shl (i32.mul (local.get $ir) (local.get $kc)) (i32.const 2)))
                     (i32.add (local.get $pb) (i32.shl (i32.mul (local.get $jr) (local.get $kc)) (i32.const 2)))
-                    (local.get $kc) (local.get $tile) (i32.const 32) (i32.const 0))
+                    (local.get $kc) (local.get $tile) (i32.const 32) (i32.const 0) (i32.const 0))
                   (local.set $y (i32.const 0))
                   (block $eyDone (loop $eyLoop
                     (br_if $eyDone (i32.or (i32.ge_u (local.get $y) (i32.const 5)) (i32.ge_u (local.get $y) (local.get $rows))))
@@ -461,9 +480,12 @@
                       (br_if $exDone (i32.or (i32.ge_u (local.get $x) (i32.const 8)) (i32.ge_u (local.get $x) (local.get $cols))))
                       (local.set $dst (i32.add (local.get $out) (i32.add (i32.mul (local.get $y) (local.get $ldc)) (i32.shl (local.get $x) (i32.const 2)))))
                       (local.set $src (i32.add (local.get $tile) (i32.shl (i32.add (i32.shl (local.get $y) (i32.const 3)) (local.get $x)) (i32.const 2))))
-                      (if (local.get $mode)
+                      (if (i32.eq (local.get $mode) (i32.const 1))
                         (then (f32.store (local.get $dst) (f32.add (f32.load (local.get $dst)) (f32.load (local.get $src)))))
-                        (else (f32.store (local.get $dst) (f32.load (local.get $src)))))
+                        (else (if (i32.eq (local.get $mode) (i32.const 2))
+                          (then (f32.store (local.get $dst)
+                            (f32.add (f32.load (i32.add (local.get $bj) (i32.shl (local.get $x) (i32.const 2)))) (f32.load (local.get $src)))))
+                          (else (f32.store (local.get $dst) (f32.load (local.get $src)))))))
                       (local.set $x (i32.add (local.get $x) (i32.const 1)))
                       (br $exLoop)))
                     (local.set $y (i32.add (local.get $y) (i32.const 1)))
@@ -950,16 +972,6 @@
         (br $l1t)))
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $rl))))
-
-  ;; rows of C (m × n) ← bias (n floats): gemm's bias, then gemm with acc = 1
-  (func (export "fill_rows") (param $c i32) (param $bias i32) (param $m i32) (param $n i32)
-    (local $i i32) (local $nb i32)
-    (local.set $nb (i32.shl (local.get $n) (i32.const 2)))
-    (block $d (loop $l
-      (br_if $d (i32.ge_u (local.get $i) (local.get $m)))
-      (memory.copy (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $nb))) (local.get $bias) (local.get $nb))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $l))))
 
   ;; out[j] = Σ_i x[i, j] over M rows of N (float32, rows in order)
   (func (export "colsum") (param $x i32) (param $out i32) (param $M i32) (param $N i32)

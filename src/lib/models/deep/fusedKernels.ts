@@ -439,8 +439,8 @@ const KERNELS: FusedKernel[] = [
       const n = at.transposeB ? s.b[0] : s.b[1];
       const [sAi, sAp] = at.transposeA ? [1, m] : [kk, 1];
       const [sBp, sBj] = at.transposeB ? [1, kk] : [n, 1];
-      if (bias) k.fill_rows(c, bias, m, n);
-      k.gemm(a, b, c, scratch(), m, kk, n, sAi, sAp, sBp, sBj, bias ? 1 : 0);
+      // The bias joins in the GEMM's epilogue (bias + sums, the bits of filling C with it first).
+      k.gemm(a, b, c, scratch(), m, kk, n, sAi, sAp, sBp, sBj, 0, bias ?? 0);
     },
   },
 ];
