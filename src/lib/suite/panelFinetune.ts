@@ -46,16 +46,11 @@ import {
 import { cellDataset, cellHyper, cellSplitOutcome } from './panelCell.ts';
 import type { PanelMethod } from './panelPlan.ts';
 import {
-  datasetPairs,
-  datasetSettings,
-  planAmazonPool,
-  planPairsRefusal,
-  panelCellKey,
-  panelCells,
   panelMethodParams,
-  planCaps,
-  type PanelCellRef,
+  planCellSpec,
+  runPlanCells,
   type PanelPlan,
+  type PlanCellsLoop,
 } from './panelPlan.ts';
 import { makeModalCell, type ImageCellResult, type ModalCellResult } from './schemaV3.ts';
 
@@ -419,13 +414,8 @@ function cachedRgb(
   };
 }
 
-export interface RunFinetunePlanOptions {
-  /** The panel's rows and network: called once per dataset, or per pair of a distribution panel. */
-  files(dataset: PanelDataset['id'], settings: Setting[], pair: string | null): Promise<FinetuneFiles>;
+export interface RunFinetunePlanOptions extends PlanCellsLoop<FinetuneFiles, ModalCellResult> {
   env: ModalCellResult['env'];
-  done?: ReadonlySet<string>;
-  onCell(cell: ModalCellResult, ref: PanelCellRef): Promise<void> | void;
-  onCellStart?(ref: PanelCellRef, done: number, total: number): void;
   tick?: () => Promise<void>;
   now?: () => number;
   clock: () => string;
@@ -439,42 +429,12 @@ export async function runFinetunePlan(plan: PanelPlan, o: RunFinetunePlanOptions
     const refusal = finetuneRefusal(d, { photoRows: true });
     if (refusal) throw new Error(refusal);
   }
-  const pairRefusal = planPairsRefusal(plan);
-  if (pairRefusal) throw new Error(pairRefusal);
-  const all = panelCells(plan);
-  const done = o.done ?? new Set<string>();
-  let finished = all.filter((c) => done.has(panelCellKey(c))).length;
-  let ran = 0;
-  for (const dataset of plan.datasets)
-    for (const pair of datasetPairs(dataset, plan)) {
-      const cells = all.filter((c) => c.dataset === dataset && c.pair === pair && !done.has(panelCellKey(c)));
-      if (!cells.length) continue;
-      const files = await o.files(dataset, datasetSettings(dataset, plan), pair);
-      for (const ref of cells) {
-        o.onCellStart?.(ref, finished, all.length);
-        const cell = await runFinetuneCell(
-          {
-            dataset,
-            pair,
-            ...(dataset === 'imdb-amazon' ? { amazonPool: planAmazonPool(plan) } : {}),
-            setting: ref.setting,
-            labels: ref.labels,
-            tIndex: ref.tIndex,
-            seed: ref.seed,
-            method: ref.method,
-            quirks: plan.quirks,
-            caps: planCaps(plan),
-            steps: plan.steps,
-            batch: plan.batch,
-            lr: plan.lr,
-          },
-          files,
-          { env: o.env, createdAt: o.clock(), tick: o.tick, now: o.now },
-        );
-        await o.onCell(cell, ref);
-        finished++;
-        ran++;
-      }
-    }
-  return ran;
+  return runPlanCells(plan, o, (ref, files) =>
+    runFinetuneCell(planCellSpec(plan, ref), files, {
+      env: o.env,
+      createdAt: o.clock(),
+      tick: o.tick,
+      now: o.now,
+    }),
+  );
 }

@@ -116,6 +116,70 @@ export function panelCells(plan: PanelPlan): PanelCellRef[] {
 }
 
 /**
+ * A cell's spec from its plan: what every tier's cell runner takes (panelCell.ts's runPanelCell
+ * adds the tier; panelFinetune.ts's runFinetuneCell takes it as it is).
+ */
+export function planCellSpec(plan: PanelPlan, ref: PanelCellRef) {
+  return {
+    dataset: ref.dataset,
+    pair: ref.pair,
+    ...(ref.dataset === 'imdb-amazon' ? { amazonPool: planAmazonPool(plan) } : {}),
+    setting: ref.setting,
+    labels: ref.labels,
+    tIndex: ref.tIndex,
+    seed: ref.seed,
+    method: ref.method,
+    quirks: plan.quirks,
+    caps: planCaps(plan),
+    steps: plan.steps,
+    batch: plan.batch,
+    lr: plan.lr,
+  };
+}
+
+export interface PlanCellsLoop<Files, Cell> {
+  /** The rows (and banks or network) of one dataset, or of one pair of a distribution panel. */
+  files(dataset: PanelDataset['id'], settings: Setting[], pair: string | null): Promise<Files>;
+  /** Keys (panelCellKey) of cells already done: skipped. */
+  done?: ReadonlySet<string>;
+  /** Each cell's record, as soon as it is made (the caller stores it before the next starts). */
+  onCell(cell: Cell, ref: PanelCellRef): Promise<void> | void;
+  /** Before each cell: which cell, and how many are done of the plan. */
+  onCellStart?(ref: PanelCellRef, done: number, total: number): void;
+}
+
+/**
+ * Runs `runCell` on the plan's cells not yet done, dataset by dataset and pair by pair, loading
+ * each group's files once (none for a group with nothing left); returns how many ran. Every tier's
+ * plan runner (panelRun.ts, panelFinetune.ts) is this loop around its own cell.
+ */
+export async function runPlanCells<Files, Cell>(
+  plan: PanelPlan,
+  o: PlanCellsLoop<Files, Cell>,
+  runCell: (ref: PanelCellRef, files: Files) => Promise<Cell>,
+): Promise<number> {
+  const refusal = planPairsRefusal(plan);
+  if (refusal) throw new Error(refusal);
+  const all = panelCells(plan);
+  const done = o.done ?? new Set<string>();
+  let finished = all.filter((c) => done.has(panelCellKey(c))).length;
+  let ran = 0;
+  for (const dataset of plan.datasets)
+    for (const pair of datasetPairs(dataset, plan)) {
+      const cells = all.filter((c) => c.dataset === dataset && c.pair === pair && !done.has(panelCellKey(c)));
+      if (!cells.length) continue;
+      const files = await o.files(dataset, datasetSettings(dataset, plan), pair);
+      for (const ref of cells) {
+        o.onCellStart?.(ref, finished, all.length);
+        await o.onCell(await runCell(ref, files), ref);
+        finished++;
+        ran++;
+      }
+    }
+  return ran;
+}
+
+/**
  * The pair of a stored record, as its cell's ref has it: `dataset.pair` where the record has one;
  * imdb-amazon records name none (one pair), so its only pair; null for the other panels.
  */

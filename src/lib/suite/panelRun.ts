@@ -37,15 +37,13 @@ import { runPanelCell, type PanelBank, type PanelCellInputs, type PanelCellSpec 
 import { runFinetunePlan, type RunFinetunePlanOptions } from './panelFinetune.ts';
 import {
   bankRefusal,
-  datasetPairs,
   datasetSettings,
-  panelCellKey,
   panelCells,
-  planAmazonPool,
   planCaps,
-  planPairsRefusal,
-  type PanelCellRef,
+  planCellSpec,
+  runPlanCells,
   type PanelPlan,
+  type PlanCellsLoop,
 } from './panelPlan.ts';
 import type { ModalCellResult } from './schemaV3.ts';
 
@@ -491,19 +489,12 @@ export interface PanelFiles {
   input: PanelCellInputs['input'];
 }
 
-export interface RunPanelPlanOptions {
-  /**
-   * The panel's files, labels and banks (loading and extracting them as needed); called once per
-   * dataset, or once per pair of a distribution dataset (the caller shares domains and banks).
-   */
-  files(dataset: PanelDataset['id'], settings: Setting[], pair: string | null): Promise<PanelFiles>;
+/**
+ * `files`: the panel's files, labels and banks (loading and extracting them as needed); called once
+ * per dataset, or once per pair of a distribution dataset (the caller shares domains and banks).
+ */
+export interface RunPanelPlanOptions extends PlanCellsLoop<PanelFiles, ModalCellResult> {
   env: PanelCellInputs['env'];
-  /** Keys (panelCellKey) of cells already done: skipped. */
-  done?: ReadonlySet<string>;
-  /** Each cell's record, as soon as it is made (the caller stores it before the next starts). */
-  onCell(cell: ModalCellResult, ref: PanelCellRef): Promise<void> | void;
-  /** Before each cell: which cell, and how many are done of the plan. */
-  onCellStart?(ref: PanelCellRef, done: number, total: number): void;
   tick?: () => Promise<void>;
   now?: () => number;
   /** ISO time for each record's created_at (the caller's clock). */
@@ -518,85 +509,25 @@ export async function runPanelPlan(plan: PanelPlan, o: RunPanelPlanOptions): Pro
     if (!o.finetuneFiles) throw new Error('A finetune plan trains on the panel rows: give finetuneFiles.');
     return runFinetunePlan(plan, { ...o, files: o.finetuneFiles });
   }
-  const refusal = planPairsRefusal(plan);
-  if (refusal) throw new Error(refusal);
-  const all = panelCells(plan);
-  const done = o.done ?? new Set<string>();
-  let finished = all.filter((c) => done.has(panelCellKey(c))).length;
-  let ran = 0;
-  for (const dataset of plan.datasets)
-    for (const pair of datasetPairs(dataset, plan)) {
-      const cells = all.filter((c) => c.dataset === dataset && c.pair === pair && !done.has(panelCellKey(c)));
-      if (!cells.length) continue;
-      const files = await o.files(dataset, datasetSettings(dataset, plan), pair);
-      ran += await runCells(
-        plan,
-        o,
-        dataset,
-        pair,
-        files,
-        cells,
-        () => finished++,
-        () => finished,
-        all.length,
-      );
-    }
-  return ran;
-}
-
-async function runCells(
-  plan: PanelPlan,
-  o: RunPanelPlanOptions,
-  dataset: PanelDataset['id'],
-  pair: string | null,
-  files: PanelFiles,
-  cells: readonly PanelCellRef[],
-  advance: () => void,
-  finished: () => number,
-  total: number,
-): Promise<number> {
-  let ran = 0;
-  {
-    for (const ref of cells) {
-      o.onCellStart?.(ref, finished(), total);
-      const bank = files.bankFor(ref.setting);
-      const refusal = bankRefusal([ref.method], bank.Kw, bank.Ks);
-      if (refusal) throw new Error(refusal);
-      const cell = await runPanelCell(
-        {
-          dataset,
-          pair,
-          ...(dataset === 'imdb-amazon' ? { amazonPool: planAmazonPool(plan) } : {}),
-          setting: ref.setting,
-          labels: ref.labels,
-          tIndex: ref.tIndex,
-          seed: ref.seed,
-          method: ref.method,
-          // finetune plans never get here: runPanelPlan hands them to panelFinetune.ts.
-          tier: plan.tier as PanelCellSpec['tier'],
-          quirks: plan.quirks,
-          caps: planCaps(plan),
-          steps: plan.steps,
-          batch: plan.batch,
-          lr: plan.lr,
-        },
-        {
-          labels: files.labels,
-          bank,
-          dataset: files.dataset,
-          backbone: files.backbone,
-          input: files.input,
-          env: o.env,
-          createdAt: o.clock(),
-        },
-        { tick: o.tick, now: o.now },
-      );
-      await o.onCell(cell, ref);
-      advance();
-      ran++;
-    }
-  }
-  return ran;
+  return runPlanCells(plan, o, (ref, files) => {
+    const bank = files.bankFor(ref.setting);
+    const refusal = bankRefusal([ref.method], bank.Kw, bank.Ks);
+    if (refusal) throw new Error(refusal);
+    return runPanelCell(
+      // finetune plans never get here: they went to panelFinetune.ts above.
+      { ...planCellSpec(plan, ref), tier: plan.tier as PanelCellSpec['tier'] },
+      {
+        labels: files.labels,
+        bank,
+        dataset: files.dataset,
+        backbone: files.backbone,
+        input: files.input,
+        env: o.env,
+        createdAt: o.clock(),
+      },
+      { tick: o.tick, now: o.now },
+    );
+  });
 }
 
 /**
