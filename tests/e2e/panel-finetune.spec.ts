@@ -14,31 +14,16 @@
  * trains, the labeled images' normalisation) and Results draws them.
  */
 import { readFileSync } from 'node:fs';
-import { encode } from 'fast-png';
 import { expect, test, type Page } from '@playwright/test';
 import { mt } from '../../src/lib/protocol/rng.ts';
 import { PANEL_METHODS } from '../../src/lib/suite/panelPlan.ts';
 import { parseRunV3, type ModalRunRecord } from '../../src/lib/suite/schemaV3.ts';
-import { imageParquet } from '../helpers/hubFiles.ts';
+import { imageParquet, rippledClassPngs } from '../helpers/hubFiles.ts';
 import { HEADERS, offline } from './offline.ts';
 
 const CIFAR = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plain_text/';
 
-/** Class c's colour; each PNG is that colour with a per-pixel ripple, so BN sees spatial variance. */
-const COLOUR = (c: number) => [(c * 53) % 256, (c * 97) % 256, (c * 151) % 256];
-const pixel = (c: number, i: number) => {
-  const p = Math.floor(i / 3);
-  return Math.min(255, COLOUR(c)[i % 3] + ((p * 7 + (i % 3) * 13) % 32));
-};
-const PNGS = Array.from({ length: 10 }, (_, c) =>
-  encode({
-    width: 32,
-    height: 32,
-    data: Uint8Array.from({ length: 32 * 32 * 3 }, (_, i) => pixel(c, i)),
-    channels: 3,
-    depth: 8,
-  }),
-);
+const PNGS = rippledClassPngs(10);
 const labelsOf = (n: number, seed: number) => Int32Array.from(mt(seed).permutation(n), (v) => v % 10);
 const trainLabels = labelsOf(50_000, 101);
 const testLabels = labelsOf(10_000, 102);

@@ -3,6 +3,9 @@
  * classes use different words (each word has WordNet synonyms, so views change them), and a tiny
  * RoBERTa-style tokenizer.json that fits tests/fixtures/encoders/roberta-tiny.safetensors.
  */
+import { mt } from '../../src/lib/protocol/rng.ts';
+import { textParquet } from './hubFiles.ts';
+
 /** Words per class (each with WordNet synonyms, so the views change them). */
 const WORDS = [
   ['war', 'army', 'leader', 'nation'],
@@ -59,4 +62,31 @@ export function tinyRobertaTokenizerJson(): string {
       merges: [],
     },
   });
+}
+
+/** Review words per polarity (negative, positive), for the IMDB → Amazon pair. */
+const REVIEW_WORDS = [
+  ['awful', 'boring', 'poor', 'dull'],
+  ['great', 'superb', 'fine', 'good'],
+];
+const reviewText = (y: number, i: number) =>
+  `${REVIEW_WORDS[y][i % 4]} ${REVIEW_WORDS[y][(i >> 2) % 4]} movie`;
+
+/**
+ * The IMDB → Amazon pair as Hub-layout parquet files at their real row counts (imdb train 25 000;
+ * amazon_polarity test 400 000, its `content` column), by path under a --data-dir.
+ */
+export function imdbAmazonHubFiles(): Record<string, Uint8Array> {
+  const imdb = Int32Array.from(mt(301).permutation(25_000), (v) => v % 2);
+  const amazon = Int32Array.from(mt(302).permutation(400_000), (v) => v % 2);
+  return {
+    'stanfordnlp/imdb/plain_text/train-00000-of-00001.parquet': textParquet(imdb, (i) =>
+      reviewText(imdb[i], i),
+    ),
+    'fancyzhx/amazon_polarity/amazon_polarity/test-00000-of-00001.parquet': textParquet(
+      amazon,
+      (i) => reviewText(amazon[i], i),
+      'content',
+    ),
+  };
 }

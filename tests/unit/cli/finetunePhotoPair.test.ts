@@ -19,7 +19,7 @@ import { importLocalImages, LOCAL_IMAGE_DATASETS } from '../../../src/lib/data/m
 import { panelSplit } from '../../../src/lib/protocol/panelSplit.ts';
 import { parseRunV3, type ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
 import { imageClefEntries } from '../../helpers/localImageFixtures.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, withoutClocks } from '../helpers/cli.ts';
 
 function write(path: string, bytes: Uint8Array | string): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -43,21 +43,6 @@ const args = (out: string, extra: string[] = []) => [
   ...['--backbone', 'tiny-resnet', '--weights', RESNET, '--data-dir', join(dir, 'clef'), '--out', out],
   ...extra,
 ];
-
-/** The record without what a clock decides (ids, times, timings). */
-function withoutClocks(run: ModalRunRecord): unknown {
-  return {
-    ...run,
-    id: null,
-    created_at: null,
-    finished_at: null,
-    cells: run.cells.map((c) => ({
-      ...c,
-      created_at: null,
-      timing: { ...c.timing, fit_ms: 0, predict_ms: 0 },
-    })),
-  };
-}
 
 describe('rac-bench run --tier finetune on an Image-CLEF pair', () => {
   it('trains the reduced ResNet whole on i->p at 224 px, records the pair, and repeats byte for byte', async () => {

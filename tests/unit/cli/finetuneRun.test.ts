@@ -13,36 +13,21 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { encode } from 'fast-png';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { panelRuleOf } from '../../../src/lib/data/modal/panels.ts';
 import { mt } from '../../../src/lib/protocol/rng.ts';
 import { panelSplit } from '../../../src/lib/protocol/panelSplit.ts';
 import { parseRunV3, type ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
-import { imageParquet, textParquet } from '../../helpers/hubFiles.ts';
+import { imageParquet, rippledClassPngs, rippledPixel, textParquet } from '../../helpers/hubFiles.ts';
 import { agNewsText as textOf, tinyRobertaTokenizerJson } from '../../helpers/textFixtures.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, withoutClocks } from '../helpers/cli.ts';
 
 function write(path: string, bytes: Uint8Array | string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, bytes);
 }
 
-/** Class c's colour; each PNG is that colour with a per-pixel ripple, so BN sees spatial variance. */
-const COLOUR = (c: number) => [(c * 53) % 256, (c * 97) % 256, (c * 151) % 256];
-const pixel = (c: number, i: number) => {
-  const p = Math.floor(i / 3);
-  return Math.min(255, COLOUR(c)[i % 3] + ((p * 7 + (i % 3) * 13) % 32));
-};
-const PNGS = Array.from({ length: 10 }, (_, c) =>
-  encode({
-    width: 32,
-    height: 32,
-    data: Uint8Array.from({ length: 32 * 32 * 3 }, (_, i) => pixel(c, i)),
-    channels: 3,
-    depth: 8,
-  }),
-);
+const PNGS = rippledClassPngs(10);
 const imageLabels = (n: number, seed: number) => Int32Array.from(mt(seed).permutation(n), (v) => v % 10);
 const textLabels = (n: number, seed: number) => Int32Array.from(mt(seed).permutation(n), (v) => v % 4);
 const cifarTrain = imageLabels(50_000, 101);
@@ -74,21 +59,6 @@ beforeAll(() => {
 
 const RESNET = new URL('../../fixtures/backbone/resnet_reduced.safetensors', import.meta.url).pathname;
 const ROBERTA = new URL('../../fixtures/encoders/roberta-tiny.safetensors', import.meta.url).pathname;
-
-/** The record without what a clock decides (ids, times, timings). */
-function withoutClocks(run: ModalRunRecord): unknown {
-  return {
-    ...run,
-    id: null,
-    created_at: null,
-    finished_at: null,
-    cells: run.cells.map((c) => ({
-      ...c,
-      created_at: null,
-      timing: { ...c.timing, fit_ms: 0, predict_ms: 0 },
-    })),
-  };
-}
 
 const imageArgs = (out: string, extra: string[] = []) => [
   'run',
@@ -132,7 +102,7 @@ describe('rac-bench run --tier finetune', () => {
     const n = drawn.labeled.length * 32 * 32;
     for (const r of drawn.labeled)
       for (let i = 0; i < 32 * 32 * 3; i++) {
-        const v = pixel(cifarTrain[r], i) / 255;
+        const v = rippledPixel(cifarTrain[r], i) / 255;
         sums[i % 3] += v;
         squares[i % 3] += v * v;
       }

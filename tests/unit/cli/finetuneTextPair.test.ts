@@ -10,37 +10,21 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mt } from '../../../src/lib/protocol/rng.ts';
 import { parseRunV3, type ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
-import { textParquet } from '../../helpers/hubFiles.ts';
-import { tinyRobertaTokenizerJson } from '../../helpers/textFixtures.ts';
-import { runCli } from '../helpers/cli.ts';
+import { imdbAmazonHubFiles, tinyRobertaTokenizerJson } from '../../helpers/textFixtures.ts';
+import { runCli, withoutClocks } from '../helpers/cli.ts';
 
 function write(path: string, bytes: Uint8Array | string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, bytes);
 }
 
-const WORDS = [
-  ['awful', 'boring', 'poor', 'dull'],
-  ['great', 'superb', 'fine', 'good'],
-];
-const text = (y: number, i: number) => `${WORDS[y][i % 4]} ${WORDS[y][(i >> 2) % 4]} movie`;
 const WEIGHTS = new URL('../../fixtures/encoders/roberta-tiny.safetensors', import.meta.url).pathname;
 
 let dir = '';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rac-finetune-text-pair-'));
-  const imdb = Int32Array.from(mt(301).permutation(25_000), (v) => v % 2);
-  const amazon = Int32Array.from(mt(302).permutation(400_000), (v) => v % 2);
-  write(
-    join(dir, 'hub/stanfordnlp/imdb/plain_text/train-00000-of-00001.parquet'),
-    textParquet(imdb, (i) => text(imdb[i], i)),
-  );
-  write(
-    join(dir, 'hub/fancyzhx/amazon_polarity/amazon_polarity/test-00000-of-00001.parquet'),
-    textParquet(amazon, (i) => text(amazon[i], i), 'content'),
-  );
+  for (const [path, bytes] of Object.entries(imdbAmazonHubFiles())) write(join(dir, 'hub', path), bytes);
   write(join(dir, 'tokenizer.json'), tinyRobertaTokenizerJson());
 }, 180_000);
 
@@ -51,21 +35,6 @@ const args = (out: string) => [
   ...['--backbone', 'tiny-roberta', '--weights', WEIGHTS, '--tokenizer', join(dir, 'tokenizer.json')],
   ...['--data-dir', join(dir, 'hub'), '--out', out],
 ];
-
-/** The record without what a clock decides (ids, times, timings). */
-function withoutClocks(run: ModalRunRecord): unknown {
-  return {
-    ...run,
-    id: null,
-    created_at: null,
-    finished_at: null,
-    cells: run.cells.map((c) => ({
-      ...c,
-      created_at: null,
-      timing: { ...c.timing, fit_ms: 0, predict_ms: 0 },
-    })),
-  };
-}
 
 describe('rac-bench run --tier finetune on IMDB → Amazon', () => {
   it('trains the tiny RoBERTa whole on the pair with §5.5 sizes, records the pool, and repeats', async () => {

@@ -15,11 +15,9 @@ import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readBankFile } from '../../../src/lib/bank/bankFile.ts';
 import { importLocalImages, LOCAL_IMAGE_DATASETS } from '../../../src/lib/data/modal/localImages.ts';
-import { mt } from '../../../src/lib/protocol/rng.ts';
 import { parseRunV3, type ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
-import { textParquet } from '../../helpers/hubFiles.ts';
 import { imageClefEntries, zipOf } from '../../helpers/localImageFixtures.ts';
-import { tinyRobertaTokenizerJson } from '../../helpers/textFixtures.ts';
+import { imdbAmazonHubFiles, tinyRobertaTokenizerJson } from '../../helpers/textFixtures.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tinyConvWeights } from '../../helpers/tinyConvWeights.ts';
 
@@ -135,24 +133,10 @@ describe('rac-bench on Image-CLEF pairs from a folder of JPEGs', () => {
 });
 
 describe('rac-bench on IMDB → Amazon from Hub-layout parquet files', () => {
-  const WORDS = [
-    ['awful', 'boring', 'poor', 'dull'],
-    ['great', 'superb', 'fine', 'good'],
-  ];
-  const text = (y: number, i: number) => `${WORDS[y][i % 4]} ${WORDS[y][(i >> 2) % 4]} movie`;
   const WEIGHTS = new URL('../../fixtures/encoders/roberta-tiny.safetensors', import.meta.url).pathname;
 
   it('runs the classroom pair on the amazon test pool with §5.5 sizes, and records the pool', async () => {
-    const imdb = Int32Array.from(mt(301).permutation(25_000), (v) => v % 2);
-    const amazon = Int32Array.from(mt(302).permutation(400_000), (v) => v % 2);
-    write(
-      join(dir, 'hub/stanfordnlp/imdb/plain_text/train-00000-of-00001.parquet'),
-      textParquet(imdb, (i) => text(imdb[i], i)),
-    );
-    write(
-      join(dir, 'hub/fancyzhx/amazon_polarity/amazon_polarity/test-00000-of-00001.parquet'),
-      textParquet(amazon, (i) => text(amazon[i], i), 'content'),
-    );
+    for (const [path, bytes] of Object.entries(imdbAmazonHubFiles())) write(join(dir, 'hub', path), bytes);
     write(join(dir, 'tokenizer.json'), tinyRobertaTokenizerJson());
     mkdirSync(join(dir, 'text-banks'));
     const out = join(dir, 'imdb.json');

@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ModalRunRecord } from '../../../src/lib/suite/schemaV3.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CLI_BIN = join(REPO_ROOT, 'bin/rac-bench.mjs');
@@ -28,4 +29,19 @@ export function runCli(
       },
     );
   });
+}
+
+/** The record without what a clock decides (ids, times, timings). */
+export function withoutClocks(run: ModalRunRecord): unknown {
+  return {
+    ...run,
+    id: null,
+    created_at: null,
+    finished_at: null,
+    cells: run.cells.map((c) => ({
+      ...c,
+      created_at: null,
+      timing: { ...c.timing, fit_ms: 0, predict_ms: 0 },
+    })),
+  };
 }
