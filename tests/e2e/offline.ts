@@ -18,3 +18,17 @@ export async function offline(context: BrowserContext): Promise<string[]> {
   });
   return outside;
 }
+
+/** The CIFAR-10 Hub folder whose parquet files the image specs route. */
+export const CIFAR_URL = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plain_text/';
+
+/** Serves CIFAR-10's two parquet files (train, test) from fixtures; call after `offline`. */
+export async function routeCifar10(context: BrowserContext, train: Buffer, test: Buffer): Promise<void> {
+  await context.route(`${CIFAR_URL}**`, (route) =>
+    route.fulfill({
+      status: 200,
+      headers: HEADERS,
+      body: route.request().url().endsWith('train-00000-of-00001.parquet') ? train : test,
+    }),
+  );
+}

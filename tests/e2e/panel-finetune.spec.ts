@@ -19,9 +19,7 @@ import { mt } from '../../src/lib/protocol/rng.ts';
 import { PANEL_METHODS } from '../../src/lib/suite/panelPlan.ts';
 import { parseRunV3, type ModalRunRecord } from '../../src/lib/suite/schemaV3.ts';
 import { imageParquet, rippledClassPngs } from '../helpers/hubFiles.ts';
-import { HEADERS, offline } from './offline.ts';
-
-const CIFAR = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plain_text/';
+import { CIFAR_URL, offline, routeCifar10 } from './offline.ts';
 
 const PNGS = rippledClassPngs(10);
 const labelsOf = (n: number, seed: number) => Int32Array.from(mt(seed).permutation(n), (v) => v % 10);
@@ -60,13 +58,7 @@ test('finetune runs in the page when the gate passes: the reduced ResNet, Superv
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const outside = await offline(context);
-  await page.context().route(`${CIFAR}**`, (route) =>
-    route.fulfill({
-      status: 200,
-      headers: HEADERS,
-      body: route.request().url().endsWith('train-00000-of-00001.parquet') ? TRAIN : TEST,
-    }),
-  );
+  await routeCifar10(context, TRAIN, TEST);
   await declare(page, true);
   await page.goto('/#/run?v=1&backend=wasm');
   await expect(page.getByTestId('panel-runner')).toBeVisible();
@@ -133,7 +125,7 @@ test('finetune runs in the page when the gate passes: the reduced ResNet, Superv
     expect(c.outcome.n_test).toBe(5_000);
     expect(c.outcome.accuracy).toBeGreaterThanOrEqual(0);
   }
-  expect(outside.filter((u) => !u.startsWith(CIFAR))).toEqual([]);
+  expect(outside.filter((u) => !u.startsWith(CIFAR_URL))).toEqual([]);
   expect(errors).toEqual([]);
 });
 

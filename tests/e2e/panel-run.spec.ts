@@ -16,10 +16,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { mt } from '../../src/lib/protocol/rng.ts';
 import { parseRunV3, type ModalRunRecord } from '../../src/lib/suite/schemaV3.ts';
 import { imageParquet } from '../helpers/hubFiles.ts';
-import { HEADERS, offline } from './offline.ts';
+import { CIFAR_URL, offline, routeCifar10 } from './offline.ts';
 import { tinyConvWeights } from '../helpers/tinyConvWeights.ts';
-
-const CIFAR = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plain_text/';
 
 const PNGS = Array.from({ length: 10 }, (_, c) =>
   encode({
@@ -41,15 +39,7 @@ const TEST = Buffer.from(imageParquet(testLabels, (i) => PNGS[testLabels[i]]));
 
 const WEIGHTS = Buffer.from(tinyConvWeights());
 
-async function routeCifar(page: Page): Promise<void> {
-  await page.context().route(`${CIFAR}**`, (route) =>
-    route.fulfill({
-      status: 200,
-      headers: HEADERS,
-      body: route.request().url().endsWith('train-00000-of-00001.parquet') ? TRAIN : TEST,
-    }),
-  );
-}
+const routeCifar = (page: Page) => routeCifar10(page.context(), TRAIN, TEST);
 
 async function fillPlan(page: Page, seeds: string): Promise<void> {
   const runner = page.getByTestId('panel-runner');
@@ -137,6 +127,6 @@ test('CIFAR-10 · label in the page: banks with strong views resumed after a clo
     // 5 kept classes: chance is 0.2.
     expect(c.outcome.accuracy, `${c.algorithm.name} t=${c.t}`).toBeGreaterThan(0.3);
   }
-  expect(outside.filter((u) => !u.startsWith(CIFAR))).toEqual([]);
+  expect(outside.filter((u) => !u.startsWith(CIFAR_URL))).toEqual([]);
   expect(errors).toEqual([]);
 });
