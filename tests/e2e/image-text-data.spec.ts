@@ -15,11 +15,10 @@ import { encode } from 'fast-png';
 import { expect, test } from '@playwright/test';
 import { BankBuilder, type BankKey } from '../../src/lib/bank/bankFile.ts';
 import { textContentHash } from '../../src/lib/data/modal/contentHash.ts';
-import { HEADERS, offline } from './offline.ts';
+import { CIFAR_URL, HEADERS, offline } from './offline.ts';
 import { imageParquet, textParquet } from '../helpers/hubFiles.ts';
 
 const AG = 'https://huggingface.co/datasets/fancyzhx/ag_news/resolve/main/data/';
-const CIFAR = 'https://huggingface.co/datasets/uoft-cs/cifar10/resolve/main/plain_text/';
 
 function agFile(n: number, seed: number): { bytes: Buffer; labels: Int32Array; texts: string[] } {
   const labels = Int32Array.from({ length: n }, (_, i) => (i * 7 + seed) % 4);
@@ -95,7 +94,7 @@ test('AG News downloads, hashes as the reference does, reads offline from the ca
 test("a CIFAR-10 file that is not the manifest's is refused with the reason", async ({ page, context }) => {
   await offline(context);
   const body = cifarTrainMissingOne();
-  await context.route(`${CIFAR}**`, (route) => route.fulfill({ status: 200, headers: HEADERS, body }));
+  await context.route(`${CIFAR_URL}**`, (route) => route.fulfill({ status: 200, headers: HEADERS, body }));
   await page.goto('/#/data');
   await page.getByTestId('hub-download-cifar10').click();
   await expect(page.getByTestId('hub-error-cifar10')).toHaveText(
