@@ -9,8 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import wabtInit from 'wabt';
-import { relaxedMadd } from '../wasm/build.mjs';
+import { compileWat, relaxedMadd } from '../wasm/build.mjs';
 
 const { values: opt, positionals } = parseArgs({
   allowPositionals: true,
@@ -18,18 +17,14 @@ const { values: opt, positionals } = parseArgs({
 });
 const watPath =
   positionals[0] ?? new URL('../../src/lib/models/deep/batchMatMul.wat', import.meta.url).pathname;
-const wabt = await wabtInit();
-const compile = (text) => {
-  const parsed = wabt.parseWat('k.wat', text, { simd: true, relaxed_simd: true });
-  const { buffer } = parsed.toBinary({});
-  parsed.destroy();
-  return buffer;
-};
 const text = readFileSync(watPath, 'utf8');
 const memory = new WebAssembly.Memory({ initial: 4096 }); // 256 MiB
-const { instance } = await WebAssembly.instantiate(compile(opt.plain ? text : relaxedMadd(text)), {
-  env: { memory },
-});
+const { instance } = await WebAssembly.instantiate(
+  await compileWat('k.wat', opt.plain ? text : relaxedMadd(text)),
+  {
+    env: { memory },
+  },
+);
 const k = instance.exports;
 
 const cpuMs = () => {

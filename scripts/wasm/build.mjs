@@ -53,12 +53,17 @@ export function relaxedMadd(text) {
   return out.join('');
 }
 
-async function toBase64(file, text) {
+/** The binary module of a .wat text (SIMD and relaxed SIMD enabled). */
+export async function compileWat(file, text) {
   const wabt = await wabtInit();
   const parsed = wabt.parseWat(file, text, { simd: true, relaxed_simd: true });
   const { buffer } = parsed.toBinary({});
   parsed.destroy();
-  return Buffer.from(buffer).toString('base64');
+  return buffer;
+}
+
+async function toBase64(file, text) {
+  return Buffer.from(await compileWat(file, text)).toString('base64');
 }
 
 /** The generated TypeScript of one module (default: the LP kernels). */
