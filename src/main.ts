@@ -3,7 +3,7 @@ import './app.css';
 import App from './App.svelte';
 import { backend } from './state/backend.svelte.ts';
 import { pageActivationBudget, setActivationBudget } from './lib/models/deep/activationBudget.ts';
-import type { BackendPref, BackendReport } from './lib/env/device.ts';
+import { declaredDeviceMemoryGiB, type BackendPref, type BackendReport } from './lib/env/device.ts';
 import type { SelfCheckResult } from './lib/env/selfCheck.ts';
 
 /** Read-only hooks for end-to-end tests and the curious console user. */
@@ -23,7 +23,7 @@ declare global {
 
 // The estimates count deep steps as the run's worker will take them: keeping or recomputing
 // activations by the memory this device declares (workers/bench.worker.ts sets the same).
-setActivationBudget(pageActivationBudget((navigator as { deviceMemory?: number }).deviceMemory));
+setActivationBudget(pageActivationBudget(declaredDeviceMemoryGiB(globalThis.navigator)));
 
 window.__rac = {
   backendReport: () => backend.report,

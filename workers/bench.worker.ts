@@ -17,7 +17,7 @@ import {
   type WorkerBackendRequest,
 } from './backend.ts';
 import { loadDatasetWithReport } from '../src/lib/data/index.ts';
-import { describeAdapter } from '../src/lib/env/device.ts';
+import { declaredDeviceMemoryGiB, describeAdapter } from '../src/lib/env/device.ts';
 import { getAlgorithm } from '../src/lib/models/catalogue.ts';
 import { pageActivationBudget, setActivationBudget } from '../src/lib/models/deep/activationBudget.ts';
 import type { Progress } from '../src/lib/models/estimator.ts';
@@ -124,7 +124,7 @@ const api = {
     baseUrl = opts.baseUrl;
     // Deep fits may keep a step's activations instead of recomputing them, up to a share of the
     // memory this device declares (the same weights either way; activationBudget.ts).
-    setActivationBudget(pageActivationBudget((navigator as { deviceMemory?: number }).deviceMemory));
+    setActivationBudget(pageActivationBudget(declaredDeviceMemoryGiB(globalThis.navigator)));
     const report = await initBackend(want, {
       onChange: (r) => {
         if (busy) lostDuringCell = r.deviceLost ?? `backend changed to ${r.backend}`;

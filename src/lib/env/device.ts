@@ -48,6 +48,15 @@ export interface BackendChoice {
 
 const NAMES: Record<BackendName, string> = { webgpu: 'WebGPU', webgl: 'WebGL', wasm: 'WASM', cpu: 'CPU' };
 
+/**
+ * What a browser declares of its memory: `navigator.deviceMemory` in GiB (rounded down, capped at
+ * 8 by Chrome), or null where it declares none (Firefox, Safari, Node). Pass `globalThis.navigator`.
+ */
+export function declaredDeviceMemoryGiB(nav: object | undefined): number | null {
+  const m = (nav as { deviceMemory?: unknown } | undefined)?.deviceMemory;
+  return typeof m === 'number' && Number.isFinite(m) && m > 0 ? m : null;
+}
+
 /** Display name of a backend ("WebGPU", "WASM", ...). */
 export function backendLabel(b: BackendName): string {
   return NAMES[b];

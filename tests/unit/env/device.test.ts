@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  declaredDeviceMemoryGiB,
   adapterFactsOf,
   badgeText,
   chooseBackend,
@@ -150,5 +151,17 @@ describe('labels and parsing', () => {
         .isFallbackAdapter,
     ).toBe(true);
     expect(adapterFactsOf({}).isFallbackAdapter).toBe(false);
+  });
+});
+
+describe('declaredDeviceMemoryGiB', () => {
+  it('reads navigator.deviceMemory where it is a positive number, else null', () => {
+    expect(declaredDeviceMemoryGiB({ deviceMemory: 8 })).toBe(8);
+    expect(declaredDeviceMemoryGiB({ deviceMemory: 0.5 })).toBe(0.5);
+    expect(declaredDeviceMemoryGiB({})).toBeNull(); // Firefox, Safari
+    expect(declaredDeviceMemoryGiB(undefined)).toBeNull(); // no navigator
+    expect(declaredDeviceMemoryGiB({ deviceMemory: '8' })).toBeNull();
+    expect(declaredDeviceMemoryGiB({ deviceMemory: Number.NaN })).toBeNull();
+    expect(declaredDeviceMemoryGiB({ deviceMemory: 0 })).toBeNull();
   });
 });
