@@ -34,14 +34,9 @@ function data() {
 }
 
 async function fit(id: DeepMethodId, recompute: boolean | 'auto', steps = 4) {
-  const cfg = trainerConfig(d, k, {
-    size: SIZE,
-    steps: 50,
-    batchL: 8,
-    progressEvery: 1000,
-    ...(recompute === 'auto' ? {} : { recompute }),
-  });
-  // 'auto' is what the tiers use at rsb size; at a custom size the config defaults to false.
+  const cfg = trainerConfig(d, k, { size: SIZE, steps: 50, batchL: 8, progressEvery: 1000 });
+  // Set on the config itself: 'auto' is what the tiers use at rsb size, and trainerConfig's
+  // option takes only true or false (at a custom size its default is false).
   const tr = new DeepTrainer({ ...cfg, recompute }, createMethod(id), data(), fixedStreams());
   await tr.run({}, steps);
   const out = {
