@@ -267,11 +267,13 @@
   ;; instructions in the loop, one rounding instead of two); batchMatMul.ts runs it where the
   ;; engine validates it (Chrome ≥ 114; Node 20 with --experimental-wasm-relaxed-simd).
   ;; micro-kernel 5x8: C tile (+)= Apanel[kc x 5] . Bpanel[kc x 8]
-  ;; ap: packed A (per p: 5 floats), bp: packed B (per p: 8 floats)
+  ;; ap: packed A panel (per p: rows 0–3 as one vector; then, from ap + 16·kc, row 4 per p),
+  ;; bp: packed B (per p: 8 floats)
   ;; out: destination, ldc in bytes; mode 0 = store, 1 = add to existing
   ;; @relaxed-madd begin
   (func $micro (param $ap i32) (param $bp i32) (param $kc i32) (param $out i32) (param $ldc i32) (param $mode i32) (param $bias i32)
-    (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $av v128) (local $o i32) (local $kk i32)
+    (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $av v128) (local $o i32) (local $kk i32) (local $a4 i32)
+    (local.set $a4 (i32.add (local.get $ap) (i32.shl (local.get $kc) (i32.const 4))))
     (local.set $kk (local.get $kc))
     (block $lpd (loop $lp
         (br_if $lpd (i32.lt_u (local.get $kk) (i32.const 1)))
@@ -290,10 +292,11 @@
         (local.set $a (i8x16.shuffle 12 13 14 15 12 13 14 15 12 13 14 15 12 13 14 15 (local.get $av) (local.get $av)))
         (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $a) (local.get $b0))))
         (local.set $c31 (f32x4.add (local.get $c31) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $a (v128.load32_splat offset=16 (local.get $ap)))
+        (local.set $a (v128.load32_splat (local.get $a4)))
         (local.set $c40 (f32x4.add (local.get $c40) (f32x4.mul (local.get $a) (local.get $b0))))
         (local.set $c41 (f32x4.add (local.get $c41) (f32x4.mul (local.get $a) (local.get $b1))))
-        (local.set $ap (i32.add (local.get $ap) (i32.const 20)))
+        (local.set $ap (i32.add (local.get $ap) (i32.const 16)))
+        (local.set $a4 (i32.add (local.get $a4) (i32.const 4)))
         (local.set $bp (i32.add (local.get $bp) (i32.const 32)))
         (local.set $kk (i32.sub (local.get $kk) (i32.const 1)))
         (br $lp)))
@@ -360,6 +363,8 @@
     (local $jr i32) (local $ir i32) (local $p i32) (local $i i32) (local $j i32)
     (local $dst i32) (local $src i32) (local $mode i32) (local $rows i32) (local $cols i32)
     (local $out i32) (local $ldc i32) (local $x i32) (local $y i32)
+    (local $d4 i32) (local $rs i32) (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
+    (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
     (local.set $pa (local.get $scratch))
     (local.set $pb (i32.add (local.get $scratch) (i32.const 115200))) ;; MC·KC·4 = 100·288·4
     (local.set $tile (i32.add (local.get $pb) (i32.const 1179648))) ;; KC·NC·4 = 288·1024·4
@@ -374,32 +379,74 @@
         (br_if $pcDone (i32.ge_u (local.get $pc) (local.get $k)))
         (local.set $kc (i32.sub (local.get $k) (local.get $pc)))
         (if (i32.gt_u (local.get $kc) (i32.const 288)) (then (local.set $kc (i32.const 288))))
-        ;; pack B[pc:pc+kc, jc:jc+nc] into 8-wide panels: panel jr at pb + jr*kc*4 (jr multiple of 8)
+        ;; pack B[pc:pc+kc, jc:jc+nc] into 8-wide panels: panel jr at pb + jr*kc*4 (jr multiple of 8),
+        ;; per p 8 floats, the columns past n zero. Rows of B contiguous (sBj = 1): two vector copies
+        ;; per p; columns contiguous (sBp = 1, e.g. Wᵀ): four p of eight columns at a time, transposed
+        ;; in registers (4 × 4 blocks); any other layout, and the p left over, one float at a time.
         (local.set $jr (i32.const 0))
         (block $pbDone (loop $pbLoop
           (br_if $pbDone (i32.ge_u (local.get $jr) (local.get $nc)))
           (local.set $dst (i32.add (local.get $pb) (i32.shl (i32.mul (local.get $jr) (local.get $kc)) (i32.const 2))))
           (local.set $cols (i32.sub (local.get $nc) (local.get $jr)))
+          (local.set $src (i32.add (local.get $b) (i32.shl
+            (i32.add (i32.mul (local.get $pc) (local.get $sBp))
+                     (i32.mul (i32.add (local.get $jc) (local.get $jr)) (local.get $sBj))) (i32.const 2))))
+          (local.set $rs (i32.shl (local.get $sBj) (i32.const 2))) ;; column stride, bytes
           (local.set $p (i32.const 0))
+          (if (i32.ge_u (local.get $cols) (i32.const 8)) (then
+            (if (i32.eq (local.get $sBj) (i32.const 1)) (then
+              (block $prDone (loop $prLoop
+                (br_if $prDone (i32.ge_u (local.get $p) (local.get $kc)))
+                (v128.store (local.get $dst) (v128.load (local.get $src)))
+                (v128.store offset=16 (local.get $dst) (v128.load offset=16 (local.get $src)))
+                (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sBp) (i32.const 2))))
+                (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
+                (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                (br $prLoop))))
+              (else (if (i32.eq (local.get $sBp) (i32.const 1)) (then
+                (block $pvDone (loop $pvLoop
+                  (br_if $pvDone (i32.gt_u (i32.add (local.get $p) (i32.const 4)) (local.get $kc)))
+                  (local.set $r0 (v128.load (local.get $src)))
+                  (local.set $r1 (v128.load (i32.add (local.get $src) (local.get $rs))))
+                  (local.set $r2 (v128.load (i32.add (local.get $src) (i32.shl (local.get $rs) (i32.const 1)))))
+                  (local.set $r3 (v128.load (i32.add (local.get $src) (i32.mul (local.get $rs) (i32.const 3)))))
+                  (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r0) (local.get $r1)))
+                  (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r0) (local.get $r1)))
+                  (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r2) (local.get $r3)))
+                  (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r2) (local.get $r3)))
+                  (v128.store offset=0 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
+                  (v128.store offset=32 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
+                  (v128.store offset=64 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
+                  (v128.store offset=96 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3)))
+                  (local.set $x (i32.add (local.get $src) (i32.shl (local.get $rs) (i32.const 2))))
+                  (local.set $r0 (v128.load (local.get $x)))
+                  (local.set $r1 (v128.load (i32.add (local.get $x) (local.get $rs))))
+                  (local.set $r2 (v128.load (i32.add (local.get $x) (i32.shl (local.get $rs) (i32.const 1)))))
+                  (local.set $r3 (v128.load (i32.add (local.get $x) (i32.mul (local.get $rs) (i32.const 3)))))
+                  (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r0) (local.get $r1)))
+                  (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r0) (local.get $r1)))
+                  (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r2) (local.get $r3)))
+                  (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r2) (local.get $r3)))
+                  (v128.store offset=16 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
+                  (v128.store offset=48 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
+                  (v128.store offset=80 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
+                  (v128.store offset=112 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3)))
+                  (local.set $src (i32.add (local.get $src) (i32.const 16)))
+                  (local.set $dst (i32.add (local.get $dst) (i32.const 128)))
+                  (local.set $p (i32.add (local.get $p) (i32.const 4)))
+                  (br $pvLoop)))))))))
           (block $ppDone (loop $ppLoop
             (br_if $ppDone (i32.ge_u (local.get $p) (local.get $kc)))
-            (local.set $src (i32.add (local.get $b) (i32.shl
-              (i32.add (i32.mul (i32.add (local.get $pc) (local.get $p)) (local.get $sBp))
-                       (i32.mul (i32.add (local.get $jc) (local.get $jr)) (local.get $sBj))) (i32.const 2))))
-            (if (i32.and (i32.eq (local.get $sBj) (i32.const 1)) (i32.ge_u (local.get $cols) (i32.const 8)))
-              (then
-                (v128.store (local.get $dst) (v128.load (local.get $src)))
-                (v128.store offset=16 (local.get $dst) (v128.load offset=16 (local.get $src))))
-              (else
-                (local.set $j (i32.const 0))
-                (block $pjDone (loop $pjLoop
-                  (br_if $pjDone (i32.ge_u (local.get $j) (i32.const 8)))
-                  (if (i32.lt_u (local.get $j) (local.get $cols))
-                    (then (f32.store (i32.add (local.get $dst) (i32.shl (local.get $j) (i32.const 2)))
-                       (f32.load (i32.add (local.get $src) (i32.shl (i32.mul (local.get $j) (local.get $sBj)) (i32.const 2))))))
-                    (else (f32.store (i32.add (local.get $dst) (i32.shl (local.get $j) (i32.const 2))) (f32.const 0))))
-                  (local.set $j (i32.add (local.get $j) (i32.const 1)))
-                  (br $pjLoop)))))
+            (local.set $j (i32.const 0))
+            (block $pjDone (loop $pjLoop
+              (br_if $pjDone (i32.ge_u (local.get $j) (i32.const 8)))
+              (f32.store (i32.add (local.get $dst) (i32.shl (local.get $j) (i32.const 2)))
+                (if (result f32) (i32.lt_u (local.get $j) (local.get $cols))
+                  (then (f32.load (i32.add (local.get $src) (i32.mul (local.get $j) (local.get $rs)))))
+                  (else (f32.const 0))))
+              (local.set $j (i32.add (local.get $j) (i32.const 1)))
+              (br $pjLoop)))
+            (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sBp) (i32.const 2))))
             (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
             (local.set $p (i32.add (local.get $p) (i32.const 1)))
             (br $ppLoop)))
@@ -414,38 +461,74 @@
           (br_if $icDone (i32.ge_u (local.get $ic) (local.get $m)))
           (local.set $mc (i32.sub (local.get $m) (local.get $ic)))
           (if (i32.gt_u (local.get $mc) (i32.const 100)) (then (local.set $mc (i32.const 100))))
-          ;; pack A[ic:ic+mc, pc:pc+kc] into 5-row panels: panel ir at pa + ir*kc*4 (ir multiple of 5)
+          ;; pack A[ic:ic+mc, pc:pc+kc] into 5-row panels: panel ir at pa + ir*kc*4 (ir multiple of 5),
+          ;; rows 0–3 of each p as one vector (16 bytes per p), then from panel + 16·kc row 4 of each p;
+          ;; rows past m are zero. Rows of A contiguous (sAp = 1): four p of rows 0–3 at a time,
+          ;; transposed in registers; columns contiguous (sAi = 1, e.g. xᵀ): rows 0–3 of a p are one
+          ;; vector; any other layout, and the p left over, one float at a time.
           (local.set $ir (i32.const 0))
           (block $paDone (loop $paLoop
             (br_if $paDone (i32.ge_u (local.get $ir) (local.get $mc)))
             (local.set $rows (i32.sub (local.get $mc) (local.get $ir)))
-            (local.set $i (i32.const 0))
-            (block $piDone (loop $piLoop
-              (br_if $piDone (i32.ge_u (local.get $i) (i32.const 5)))
-              (local.set $dst (i32.add (local.get $pa) (i32.shl (i32.add (i32.mul (local.get $ir) (local.get $kc)) (local.get $i)) (i32.const 2))))
-              (if (i32.lt_u (local.get $i) (local.get $rows))
-                (then
-                  (local.set $src (i32.add (local.get $a) (i32.shl
-                    (i32.add (i32.mul (i32.add (i32.add (local.get $ic) (local.get $ir)) (local.get $i)) (local.get $sAi))
-                             (i32.mul (local.get $pc) (local.get $sAp))) (i32.const 2))))
-                  (local.set $p (i32.const 0))
-                  (block $pqDone (loop $pqLoop
-                    (br_if $pqDone (i32.ge_u (local.get $p) (local.get $kc)))
-                    (f32.store (local.get $dst) (f32.load (local.get $src)))
-                    (local.set $dst (i32.add (local.get $dst) (i32.const 20)))
-                    (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sAp) (i32.const 2))))
-                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                    (br $pqLoop))))
-                (else
-                  (local.set $p (i32.const 0))
-                  (block $pzDone (loop $pzLoop
-                    (br_if $pzDone (i32.ge_u (local.get $p) (local.get $kc)))
-                    (f32.store (local.get $dst) (f32.const 0))
-                    (local.set $dst (i32.add (local.get $dst) (i32.const 20)))
-                    (local.set $p (i32.add (local.get $p) (i32.const 1)))
-                    (br $pzLoop)))))
-              (local.set $i (i32.add (local.get $i) (i32.const 1)))
-              (br $piLoop)))
+            (local.set $dst (i32.add (local.get $pa) (i32.shl (i32.mul (local.get $ir) (local.get $kc)) (i32.const 2))))
+            (local.set $d4 (i32.add (local.get $dst) (i32.shl (local.get $kc) (i32.const 4))))
+            (local.set $src (i32.add (local.get $a) (i32.shl
+              (i32.add (i32.mul (i32.add (local.get $ic) (local.get $ir)) (local.get $sAi))
+                       (i32.mul (local.get $pc) (local.get $sAp))) (i32.const 2))))
+            (local.set $rs (i32.shl (local.get $sAi) (i32.const 2))) ;; row stride, bytes
+            (local.set $p (i32.const 0))
+            (if (i32.ge_u (local.get $rows) (i32.const 5)) (then
+              (if (i32.eq (local.get $sAp) (i32.const 1)) (then
+                (block $avDone (loop $avLoop
+                  (br_if $avDone (i32.gt_u (i32.add (local.get $p) (i32.const 4)) (local.get $kc)))
+                  (local.set $r0 (v128.load (local.get $src)))
+                  (local.set $r1 (v128.load (i32.add (local.get $src) (local.get $rs))))
+                  (local.set $r2 (v128.load (i32.add (local.get $src) (i32.shl (local.get $rs) (i32.const 1)))))
+                  (local.set $r3 (v128.load (i32.add (local.get $src) (i32.mul (local.get $rs) (i32.const 3)))))
+                  (v128.store (local.get $d4) (v128.load (i32.add (local.get $src) (i32.shl (local.get $rs) (i32.const 2)))))
+                  (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r0) (local.get $r1)))
+                  (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r0) (local.get $r1)))
+                  (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r2) (local.get $r3)))
+                  (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r2) (local.get $r3)))
+                  (v128.store offset=0 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
+                  (v128.store offset=16 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
+                  (v128.store offset=32 (local.get $dst) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
+                  (v128.store offset=48 (local.get $dst) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3)))
+                  (local.set $src (i32.add (local.get $src) (i32.const 16)))
+                  (local.set $dst (i32.add (local.get $dst) (i32.const 64)))
+                  (local.set $d4 (i32.add (local.get $d4) (i32.const 16)))
+                  (local.set $p (i32.add (local.get $p) (i32.const 4)))
+                  (br $avLoop)))))
+              (if (i32.eq (local.get $sAi) (i32.const 1)) (then
+                (block $acDone (loop $acLoop
+                  (br_if $acDone (i32.ge_u (local.get $p) (local.get $kc)))
+                  (v128.store (local.get $dst) (v128.load (local.get $src)))
+                  (f32.store (local.get $d4) (f32.load offset=16 (local.get $src)))
+                  (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sAp) (i32.const 2))))
+                  (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+                  (local.set $d4 (i32.add (local.get $d4) (i32.const 4)))
+                  (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                  (br $acLoop)))))))
+            (block $asDone (loop $asLoop
+              (br_if $asDone (i32.ge_u (local.get $p) (local.get $kc)))
+              (local.set $i (i32.const 0))
+              (block $aiDone (loop $aiLoop
+                (br_if $aiDone (i32.ge_u (local.get $i) (i32.const 4)))
+                (f32.store (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2)))
+                  (if (result f32) (i32.lt_u (local.get $i) (local.get $rows))
+                    (then (f32.load (i32.add (local.get $src) (i32.mul (local.get $i) (local.get $rs)))))
+                    (else (f32.const 0))))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $aiLoop)))
+              (f32.store (local.get $d4)
+                (if (result f32) (i32.gt_u (local.get $rows) (i32.const 4))
+                  (then (f32.load (i32.add (local.get $src) (i32.shl (local.get $rs) (i32.const 2)))))
+                  (else (f32.const 0))))
+              (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sAp) (i32.const 2))))
+              (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+              (local.set $d4 (i32.add (local.get $d4) (i32.const 4)))
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (br $asLoop)))
             (local.set $ir (i32.add (local.get $ir) (i32.const 5)))
             (br $paLoop)))
           ;; tiles
