@@ -26,6 +26,9 @@
  * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 3  --predict-rows 4096
  *          --torch-threads 1|default  --relaxed-simd on|off  --activations cli|page
  *          --rounds N (N alternating TS / PyTorch runs, medians over them: steadier on a shared VM)
+ *          --torch-blas-core NAME (OpenBLAS's kernels for PyTorch's products, OPENBLAS_CORETYPE:
+ *            e.g. Haswell = AVX2 + FMA, Sandybridge = AVX without FMA, Nehalem = SSE, 128-bit as
+ *            WebAssembly SIMD; the header names the kernels that ran, by default the CPU's best)
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -47,6 +50,7 @@ const { values: opt } = parseArgs({
     'relaxed-simd': { type: 'string', default: 'on' },
     activations: { type: 'string', default: 'cli' },
     rounds: { type: 'string', default: '1' },
+    'torch-blas-core': { type: 'string' },
   },
 });
 const ds = opt.datasets
@@ -75,11 +79,23 @@ const runTs = async () =>
       big,
     ),
   );
+// OpenBLAS names the kernels it picked on stderr when OPENBLAS_VERBOSE ≥ 2 ("Core: Cooperlake").
+const pyEnv = {
+  ...process.env,
+  OPENBLAS_VERBOSE: '2',
+  ...(opt['torch-blas-core'] ? { OPENBLAS_CORETYPE: opt['torch-blas-core'] } : {}),
+};
 const runPy = async () => {
   try {
-    return lastLine(
-      await run('/usr/bin/python3', ['scripts/bench/deep_step.py', ...args, opt['torch-threads']], big),
-    );
+    const out = await run('/usr/bin/python3', ['scripts/bench/deep_step.py', ...args, opt['torch-threads']], {
+      ...big,
+      env: pyEnv,
+    });
+    const res = lastLine(out);
+    const core = /Core: (\w+)/.exec(out.stderr)?.[1];
+    if (core)
+      res.runtime += `, OpenBLAS kernels: ${core}${opt['torch-blas-core'] ? ' (--torch-blas-core)' : ''}`;
+    return res;
   } catch (e) {
     console.error(`PyTorch side skipped: ${e.message.split('\n')[0]}`);
     return null;
