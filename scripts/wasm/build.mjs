@@ -4,11 +4,13 @@
 //   src/lib/models/deep/batchMatMul.wat       → batchMatMulWasm.ts (tfjs-wasm batched products):
 //     two modules, plain SIMD and relaxed SIMD, the second with the multiply-adds between the
 //     `;; @relaxed-madd begin` / `end` markers as f32x4.relaxed_madd (relaxedMadd below)
+// Functions marked `;; @inline` are inlined at their calls first (inline.mjs), in both modules.
 // `node scripts/wasm/build.mjs --check` exits 1 when a committed module differs from a fresh build
 // (the unit tests run the same comparison).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import wabtInit from 'wabt';
+import { inlineMarked } from './inline.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -53,10 +55,10 @@ export function relaxedMadd(text) {
   return out.join('');
 }
 
-/** The binary module of a .wat text (SIMD and relaxed SIMD enabled). */
+/** The binary module of a .wat text (SIMD and relaxed SIMD enabled; `;; @inline` functions inlined: inline.mjs). */
 export async function compileWat(file, text) {
   const wabt = await wabtInit();
-  const parsed = wabt.parseWat(file, text, { simd: true, relaxed_simd: true });
+  const parsed = wabt.parseWat(file, inlineMarked(text), { simd: true, relaxed_simd: true });
   const { buffer } = parsed.toBinary({});
   parsed.destroy();
   return buffer;

@@ -241,6 +241,7 @@
         (br $batchLoop))))
 
   ;; stores the first `valid` lanes of v at addr (all four when valid ≥ 4): C's rows end at n
+  ;; @inline
   (func $stv (param $addr i32) (param $v v128) (param $valid i32)
     (if (i32.ge_s (local.get $valid) (i32.const 4))
       (then (v128.store (local.get $addr) (local.get $v)) (return)))
@@ -588,17 +589,20 @@
   ;; ---- element-wise kernels of the FT-Transformer (fusedKernels.ts) ----------------------------
 
   ;; horizontal sum of the 4 lanes
+  ;; @inline
   (func $hsum (param $v v128) (result f32)
     (f32.add
       (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
       (f32.add (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
 
+  ;; @inline
   (func $hmax (param $v v128) (result f32)
     (f32.max
       (f32.max (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
       (f32.max (f32x4.extract_lane 2 (local.get $v)) (f32x4.extract_lane 3 (local.get $v)))))
 
   ;; lowbias32 on 4 lanes
+  ;; @inline
   (func $lb4 (param $x v128) (result v128)
     (local.set $x (v128.xor (local.get $x) (i32x4.shr_u (local.get $x) (i32.const 16))))
     (local.set $x (i32x4.mul (local.get $x) (v128.const i32x4 0x21f0aaad 0x21f0aaad 0x21f0aaad 0x21f0aaad)))
@@ -606,6 +610,7 @@
     (local.set $x (i32x4.mul (local.get $x) (v128.const i32x4 0x735a2d97 0x735a2d97 0x735a2d97 0x735a2d97)))
     (v128.xor (local.get $x) (i32x4.shr_u (local.get $x) (i32.const 15))))
 
+  ;; @inline
   (func $lb1 (param $x i32) (result i32)
     (local.set $x (i32.xor (local.get $x) (i32.shr_u (local.get $x) (i32.const 16))))
     (local.set $x (i32.mul (local.get $x) (i32.const 0x21f0aaad)))
@@ -614,6 +619,7 @@
     (i32.xor (local.get $x) (i32.shr_u (local.get $x) (i32.const 15))))
 
   ;; dropout of 4 values whose element indices are i..i+3: kept → v·keep, dropped → 0 (dropout.ts)
+  ;; @inline
   (func $drop4 (param $v v128) (param $i i32) (param $ka i32) (param $kb i32) (param $cut i32) (param $keep f32) (result v128)
     (local $h v128)
     (local.set $h (i32x4.add (i32x4.splat (i32.add (local.get $i) (local.get $ka)))
@@ -623,6 +629,7 @@
       (i32x4.ge_u (local.get $h) (i32x4.splat (local.get $cut)))
       (f32x4.mul (local.get $v) (f32x4.splat (local.get $keep)))))
 
+  ;; @inline
   (func $drop1 (param $v f32) (param $i i32) (param $ka i32) (param $kb i32) (param $cut i32) (param $keep f32) (result f32)
     (select
       (f32.mul (local.get $v) (local.get $keep))
@@ -632,6 +639,7 @@
         (local.get $cut))))
 
   ;; exp on 4 lanes for x ≤ 88 (Cephes expf: n = round(x·log2 e), r = x − n·ln 2, degree-5 polynomial)
+  ;; @inline
   (func $exp4 (param $x v128) (result v128)
     (local $fx v128) (local $y v128) (local $z v128)
     (local.set $x (f32x4.max (local.get $x) (v128.const f32x4 -87.3 -87.3 -87.3 -87.3)))
@@ -652,6 +660,7 @@
     (f32x4.mul (local.get $y)
       (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $fx)) (v128.const i32x4 127 127 127 127)) (i32.const 23))))
 
+  ;; @inline
   (func $exp1 (param $x f32) (result f32)
     (f32x4.extract_lane 0 (call $exp4 (f32x4.splat (local.get $x)))))
 
