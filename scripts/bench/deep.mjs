@@ -16,14 +16,16 @@
  * on a shared one the CPU ratio is the fairer (wall time counts time spent descheduled).
  * Relaxed SIMD: the TS side runs under `--experimental-wasm-relaxed-simd` (Chrome ≥ 114 has it on
  * by default, so this is how the page runs); --relaxed-simd off runs without it (plain SIMD).
- * Steps: the median of --reps timed steps after one warm-up, each side (3: the JavaScript around
- * the kernels is compiled by then, as in a 1 000-step fit; with 1 the first timed step still runs
- * part of it unoptimised).
+ * Steps: the median of --reps timed steps (3) after --warmup untimed ones (3), each side. V8
+ * compiles tfjs's JavaScript and tiers the wasm kernels up in background threads over the first
+ * steps (an FT-T step's main-thread CPU: 780, 600, 580, 460, then 430–440 ms, with up to 90 ms a
+ * step on V8's worker threads at first), so with one warm-up the timed steps were still warming
+ * up; a 1 000-step fit runs at the settled speed. PyTorch needs no warm-up beyond the first step.
  * Activations: --activations cli (default) runs the TS side with the CLI's activation budget
  * (activationBudget.ts: a 512-row step keeps its block caches where they fit 1 GiB), page with the
  * default a small device gets (384 MiB: such steps recompute each block in the backward pass, ≈ 26 %
  * more products); the table says which each step did, and the wasm heap after it.
- * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 3  --predict-rows 4096
+ * Options: --datasets letter,covertype  --methods ftt,fixmatch,…  --reps 3  --warmup 3  --predict-rows 4096
  *          --torch-threads 1|default  --relaxed-simd on|off  --activations cli|page
  *          --rounds N (N alternating TS / PyTorch runs, medians over them: steadier on a shared VM)
  *          --torch-blas-core NAME (OpenBLAS's kernels for PyTorch's products, OPENBLAS_CORETYPE:
@@ -45,6 +47,7 @@ const { values: opt } = parseArgs({
     datasets: { type: 'string', default: 'letter,covertype' },
     methods: { type: 'string', default: ALL },
     reps: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '3' },
     'predict-rows': { type: 'string', default: '4096' },
     'torch-threads': { type: 'string', default: '1' },
     'relaxed-simd': { type: 'string', default: 'on' },
@@ -75,6 +78,7 @@ const runTs = async () =>
         'wasm',
         'auto',
         opt.activations === 'page' ? 'page' : 'cli',
+        opt.warmup,
       ],
       big,
     ),
@@ -87,10 +91,14 @@ const pyEnv = {
 };
 const runPy = async () => {
   try {
-    const out = await run('/usr/bin/python3', ['scripts/bench/deep_step.py', ...args, opt['torch-threads']], {
-      ...big,
-      env: pyEnv,
-    });
+    const out = await run(
+      '/usr/bin/python3',
+      ['scripts/bench/deep_step.py', ...args, opt['torch-threads'], '--warmup', opt.warmup],
+      {
+        ...big,
+        env: pyEnv,
+      },
+    );
     const res = lastLine(out);
     const core = /Core: (\w+)/.exec(out.stderr)?.[1];
     if (core)
@@ -137,7 +145,7 @@ console.log(
 );
 console.log(`load average (1 min) ${load0[0].toFixed(2)} before, ${load1[0].toFixed(2)} after\n`);
 console.log(
-  `step (median after 1 warm-up${rounds > 1 ? `; median of ${rounds} rounds` : ''})   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back   activations   wasm heap`,
+  `step (median after ${opt.warmup} warm-up${rounds > 1 ? `; median of ${rounds} rounds` : ''})   TS wall   TS cpu   Py wall   Py cpu   ratio cpu   ratio wall   kernels   uploaded   read back   activations   wasm heap`,
 );
 for (const [key, t] of Object.entries(ts.steps)) {
   const p = py?.steps[key];

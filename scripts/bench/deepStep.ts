@@ -5,7 +5,7 @@
  * with host ↔ backend transfers counted and one under tf.profile for its kernel count
  * (stepStats.ts). Prints one JSON object.
  * Usage: node [--experimental-wasm-relaxed-simd] --import tsx scripts/bench/deepStep.ts DATASETS
- *        METHODS REPS PREDICT_ROWS [BACKEND] [auto|simd] [cli|page]
+ *        METHODS REPS PREDICT_ROWS [BACKEND] [auto|simd] [cli|page] [WARMUP]
  * (simd: the plain-SIMD build of the deep wasm kernels even where relaxed SIMD validates.
  *  cli: the activation budget the CLI sets (tfNode.ts), page: the default a small device gets;
  *  each step reports whether it kept its activations or recomputed its blocks, and the wasm heap.)
@@ -25,8 +25,20 @@ import { MT19937 } from '../../src/lib/protocol/rng.ts';
 import { fixedStreams, normalRows, settleBackend, stepData } from './stepFixture.ts';
 import { countTransfers, profileKernels } from './stepStats.ts';
 
-const [dsArg, methodsArg, repsArg, predictArg, backend = 'wasm', kernels = 'auto', budget = 'cli'] =
-  process.argv.slice(2);
+const [
+  dsArg,
+  methodsArg,
+  repsArg,
+  predictArg,
+  backend = 'wasm',
+  kernels = 'auto',
+  budget = 'cli',
+  warmupArg = '1',
+] = process.argv.slice(2);
+// Untimed steps first: V8 compiles tfjs's JavaScript and tiers the wasm kernels up in the
+// background over the first few steps (an FT-T step's main-thread CPU went 780, 600, 580, 460, then
+// 430–440 ms), and a 1 000-step fit runs at the settled speed.
+const warmup = Math.max(1, Number(warmupArg));
 setActivationBudget(budget === 'page' ? DEFAULT_ACTIVATION_BUDGET_BYTES : NODE_ACTIVATION_BUDGET_BYTES);
 const heapBytes = () =>
   (tf.backend() as unknown as { wasm?: { HEAPU8: Uint8Array } }).wasm?.HEAPU8.length ?? null;
@@ -78,7 +90,7 @@ for (const spec of dsArg.split(',')) {
     const cfg = trainerConfig(d, k, { size: 'rsb', steps: 1000, progressEvery: 1_000_000 });
     const tr = new DeepTrainer(cfg, createMethod(id), data, fixedStreams());
     const times: { wallMs: number; cpuMs: number }[] = [];
-    for (let it = 0; it <= reps; it++) {
+    for (let it = 0; it < warmup + reps; it++) {
       const t0 = performance.now(),
         c0 = process.cpuUsage();
       await tr.run({}, it + 1);
@@ -86,11 +98,11 @@ for (const spec of dsArg.split(',')) {
       const c = process.cpuUsage(c0);
       times.push({ wallMs: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 });
     }
-    const timed = times.slice(1).sort((a, b) => a.cpuMs - b.cpuMs);
-    const bytes = await countTransfers(() => tr.run({}, reps + 2));
-    const prof = await profileKernels(() => tr.run({}, reps + 3));
+    const timed = times.slice(warmup).sort((a, b) => a.cpuMs - b.cpuMs);
+    const bytes = await countTransfers(() => tr.run({}, warmup + reps + 1));
+    const prof = await profileKernels(() => tr.run({}, warmup + reps + 2));
     out.steps[`${name}/${id}`] = {
-      ...timed[Math.floor(timed.length / 2)], // median after one warm-up
+      ...timed[Math.floor(timed.length / 2)], // median after the warm-up
       kernels: prof.kernels,
       uploadBytes: bytes.uploadBytes,
       readBytes: bytes.readBytes,

@@ -36,7 +36,7 @@ def size_blas_threads(argv):
     at "1 thread" a step still ran two busy threads (CPU time ≈ 2 × wall, part of it spin-waiting).
     numpy's import below loads it, so this runs first.
     """
-    valued = ('--device', '--size')
+    valued = ('--device', '--size', '--warmup')
     pos = [x for i, x in enumerate(argv[1:]) if not x.startswith('--') and argv[i] not in valued]
     if len(pos) >= 5 and pos[4] != 'default':
         for var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
@@ -103,6 +103,7 @@ def parse():
     ap.add_argument('--device', choices=['cpu', 'cuda'], default='cpu')
     ap.add_argument('--size', type=lambda t: (parse_size(t), t)[1], default='rsb')  # checked, kept as text
     ap.add_argument('--flops-only', action='store_true')
+    ap.add_argument('--warmup', type=int, default=1, help='untimed steps first (deep.mjs passes the TS side the same)')
     return ap.parse_args()
 
 
@@ -149,7 +150,8 @@ def main():
                          flexmatch=dict(threshold=0.95)).get(meth, {})
             run = m.Run(s, w0, meth, 'rsb', 'rsb', hyper, data, 1000, 0)
             times = []
-            for it in range(a.reps + 1):
+            warmup = max(1, a.warmup)
+            for it in range(warmup + a.reps):
                 b = dict(idxL=rs.randint(0, 256, 64), idxU=rs.randint(0, 4096, 7 * 64),
                          zl=rs.standard_normal((64, d)), zu=[rs.standard_normal((7 * 64, d)) for _ in range(2)])
                 sync()
@@ -157,8 +159,8 @@ def main():
                 run.step(it, b)
                 sync()
                 times.append(dict(wallMs=(time.perf_counter() - t0) * 1000, cpuMs=(time.process_time() - c0) * 1000))
-            timed = sorted(times[1:], key=lambda x: x['cpuMs'] if not cuda else x['wallMs'])
-            best = timed[len(timed) // 2]  # median after one warm-up
+            timed = sorted(times[warmup:], key=lambda x: x['cpuMs'] if not cuda else x['wallMs'])
+            best = timed[len(timed) // 2]  # median after the warm-up
             flops = step_flops(meth, s)
             out['steps'][f'{name}/{meth}'] = dict(best, flops=flops, tflops=flops / (best['wallMs'] * 1e-3) / 1e12)
         if a.predict_rows > 0:
