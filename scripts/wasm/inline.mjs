@@ -83,10 +83,11 @@ function signature(fn, strict = false) {
   const params = [],
     locals = [];
   let result = null;
-  let bodyAt = 2;
-  for (let i = 2; i < fn.length; i++) {
+  let bodyAt = 1;
+  for (let i = 1; i < fn.length; i++) {
     const x = fn[i];
-    if (isHead(x, 'export')) bodyAt = i + 1;
+    if ((i === 1 && typeof x === 'string' && x.startsWith('$')) || isHead(x, 'export', 'type'))
+      bodyAt = i + 1;
     else if (isHead(x, 'param', 'local')) {
       if (strict && (x.length !== 3 || !x[1].startsWith('$')))
         throw new Error(`inline: ${fn[1]}: write one named ${x[0]} per declaration (${print(x)})`);
@@ -100,18 +101,33 @@ function signature(fn, strict = false) {
   return { params, locals, result, body: fn.slice(bodyAt), declEnd: bodyAt };
 }
 
-/** Every `$label` a body declares (block / loop / if): an inlined body must not shadow the caller's. */
-function labelsIn(x, out = []) {
-  if (!Array.isArray(x)) return out;
-  if (isHead(x, 'block', 'loop', 'if') && typeof x[1] === 'string' && x[1].startsWith('$')) out.push(x[1]);
-  for (const y of x) labelsIn(y, out);
-  return out;
+const LOCAL_OPS = ['local.get', 'local.set', 'local.tee'];
+const BRANCHES = ['br', 'br_if', 'br_table'];
+
+/**
+ * Why a marked function's body cannot be inlined by renaming, or null: labels (an inlined body
+ * must not shadow the caller's, nor be branched out of), locals by index, or flat instructions
+ * (only folded `(local.get $x)` forms are renamed).
+ */
+function unsupported(x, names) {
+  if (!Array.isArray(x)) return null;
+  if (isHead(x, 'block', 'loop', 'if') && typeof x[1] === 'string' && x[1].startsWith('$'))
+    return `it declares the label ${x[1]}`;
+  if (isHead(x, ...BRANCHES)) return `it branches (${print(x)})`;
+  if (isHead(x, ...LOCAL_OPS) && !names.has(x[1])) return `${print(x)} is not one of its named locals`;
+  for (let i = 1; i < x.length; i++) {
+    if (typeof x[i] === 'string' && [...LOCAL_OPS, ...BRANCHES, 'return'].includes(x[i]))
+      return `write its instructions folded (a bare ${x[i]})`;
+    const why = unsupported(x[i], names);
+    if (why) return why;
+  }
+  return null;
 }
 
 /**
  * The text with every call of a `;; @inline`-marked function replaced by the function's body.
- * Throws on what it cannot inline faithfully (a marked function that declares labels, calls itself,
- * or is called with the wrong number of arguments).
+ * Throws on what it cannot inline faithfully (a marked function with labels, branches, locals by
+ * index or flat instructions, one that calls itself, a call with the wrong number of arguments).
  */
 export function inlineMarked(text) {
   const marked = new Set([...text.matchAll(MARK)].map((m) => m[1]));
@@ -123,9 +139,10 @@ export function inlineMarked(text) {
   for (const x of module) if (isHead(x, 'func') && marked.has(x[1])) funcs.set(x[1], signature(x, true));
   for (const name of marked) {
     if (!funcs.has(name)) throw new Error(`inline: ${name} is marked @inline but no such function`);
-    const labels = labelsIn(funcs.get(name).body);
-    if (labels.length)
-      throw new Error(`inline: ${name} declares labels (${labels.join(', ')}); not supported`);
+    const f = funcs.get(name);
+    const names = new Set([...f.params, ...f.locals].map((v) => v.name));
+    const why = unsupported(['func', ...f.body], names);
+    if (why) throw new Error(`inline: ${name} cannot be inlined: ${why}`);
   }
 
   for (const fn of module) {

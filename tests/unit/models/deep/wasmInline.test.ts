@@ -72,7 +72,13 @@ describe('wasm inlining (scripts/wasm/inline.mjs)', () => {
     expect(() => inlineMarked(SMALL.replace('(call $twice (local.get $i))', '(call $twice)'))).toThrow(
       /\$twice takes 1 arguments, called with 0/,
     );
-    expect(() => inlineMarked(`(module\n  ;; @inline\n  (func $f (block $b))\n)`)).toThrow(/declares labels/);
+    const refused = (body: string) => () =>
+      inlineMarked(`(module\n  ;; @inline\n  (func $f (param $x i32) (local $y i32) ${body})\n)`);
+    expect(refused('(block $b)')).toThrow(/declares the label \$b/);
+    expect(refused('(br_if 0 (local.get $x))')).toThrow(/it branches/);
+    expect(refused('(drop (local.get 0))')).toThrow(/\(local.get 0\) is not one of its named locals/);
+    expect(refused('local.get $x drop')).toThrow(/folded \(a bare local.get\)/);
+    expect(refused('(drop (local.get $x))')).not.toThrow();
     expect(() =>
       inlineMarked(
         `(module\n  ;; @inline\n  (func $f (param i32 i32))\n  (func $g (call $f (i32.const 0) (i32.const 1))))`,
