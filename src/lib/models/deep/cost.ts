@@ -71,17 +71,17 @@ export function deepFitMacs(
 /**
  * Multiply-adds per second of the deep trainer on tfjs WASM under Node on the reference machine
  * (the 2-core VM of the statistical constants), per network size, and the fixed cost of one step
- * (op dispatch: ≈ 1 400 kernels a step, what dominates the tiny network). rsb: `npm run bench:deep
- * -- --rounds 3` (letter, activations kept: supervised 687 ms, FixMatch 5.42 s CPU per step ⇒
- * 10.7–14.0 GMAC/s; the GEMM at 45–50 GFLOP/s, issue 20); tiny:
- * scripts/bench/deepCost.ts (100-step fits at batch 64, a few hundred kernels a step since issue
- * 20: iris FT-T 6.7 ms a step, wine FixMatch 70.6 ms ⇒ ≈ 4.5 ms a step plus 6.5 GMAC/s).
+ * (op dispatch: a few hundred kernels a step, what dominates the tiny network). rsb: `npm run
+ * bench:deep -- --rounds 3` (letter, activations kept, 3 warm-up steps: supervised 443 ms, Pi-Model
+ * 1.10 s, FixMatch 4.03 s CPU per step ⇒ 15.5–18.8 GMAC/s; GEMM ≈ 48 GFLOP/s in the step, helpers
+ * inlined, issue 20); tiny: scripts/bench/deepCost.ts (100-step fits at batch 64: iris FT-T 5.2 ms a
+ * step, wine FT-T 7.0, iris FixMatch 19.3, wine FixMatch 63.1 ⇒ ≈ 3.5 ms a step plus 7.5 GMAC/s).
  */
 export const DEEP_REFERENCE_MACS_PER_SECOND: Readonly<Record<FTSizeName, number>> = {
-  rsb: 13e9,
-  tiny: 6.5e9,
+  rsb: 17e9,
+  tiny: 7.5e9,
 };
-export const DEEP_STEP_OVERHEAD_SECONDS = 0.0045;
+export const DEEP_STEP_OVERHEAD_SECONDS = 0.0035;
 
 /** Seconds of one fit + predict at the reference rate (the catalogue's `cost` unit). */
 export function deepFitSeconds(method: string, s: DeepFitShape, o: DeepFitOptions = {}): number {
