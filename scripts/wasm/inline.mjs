@@ -105,15 +105,11 @@ const LOCAL_OPS = ['local.get', 'local.set', 'local.tee'];
 const BRANCHES = ['br', 'br_if', 'br_table'];
 
 /**
- * Why a marked function's body cannot be inlined by renaming, or null: labels (an inlined body
- * must not shadow the caller's, nor be branched out of), locals by index, or flat instructions
- * (only folded `(local.get $x)` forms are renamed).
+ * Why a marked function's body cannot be inlined by renaming, or null: locals by index, or flat
+ * instructions (only folded `(local.get $x)`, `(br $l …)` forms are renamed).
  */
 function unsupported(x, names) {
   if (!Array.isArray(x)) return null;
-  if (isHead(x, 'block', 'loop', 'if') && typeof x[1] === 'string' && x[1].startsWith('$'))
-    return `it declares the label ${x[1]}`;
-  if (isHead(x, ...BRANCHES)) return `it branches (${print(x)})`;
   if (isHead(x, ...LOCAL_OPS) && !names.has(x[1])) return `${print(x)} is not one of its named locals`;
   for (let i = 1; i < x.length; i++) {
     if (typeof x[i] === 'string' && [...LOCAL_OPS, ...BRANCHES, 'return'].includes(x[i]))
@@ -124,10 +120,18 @@ function unsupported(x, names) {
   return null;
 }
 
+/** The `$label`s a body declares (block / loop / if heads). */
+function labelsIn(x, out = new Set()) {
+  if (!Array.isArray(x)) return out;
+  if (isHead(x, 'block', 'loop', 'if') && typeof x[1] === 'string' && x[1].startsWith('$')) out.add(x[1]);
+  for (const y of x) labelsIn(y, out);
+  return out;
+}
+
 /**
  * The text with every call of a `;; @inline`-marked function replaced by the function's body.
- * Throws on what it cannot inline faithfully (a marked function with labels, branches, locals by
- * index or flat instructions, one that calls itself, a call with the wrong number of arguments).
+ * Throws on what it cannot inline faithfully (a marked function with locals by index or flat
+ * instructions, one that calls itself, a call with the wrong number of arguments).
  */
 export function inlineMarked(text) {
   const marked = new Set([...text.matchAll(MARK)].map((m) => m[1]));
@@ -164,6 +168,8 @@ export function inlineMarked(text) {
         );
       const id = `${name.slice(1)}_${serial++}`;
       const rename = new Map([...f.params, ...f.locals].map((v) => [v.name, `$__${id}_${v.name.slice(1)}`]));
+      // Its labels get the copy's prefix too: two copies in one caller must not share a name.
+      const relabel = new Map([...labelsIn(f.body)].map((l) => [l, `$__${id}_${l.slice(1)}`]));
       for (const v of [...f.params, ...f.locals]) added.push(['local', rename.get(v.name), v.type]);
       const label = `$__${id}`;
       const copy = (y) => {
@@ -171,6 +177,10 @@ export function inlineMarked(text) {
         if (isHead(y, 'local.get', 'local.set', 'local.tee') && rename.has(y[1]))
           return [y[0], rename.get(y[1]), ...y.slice(2).map(copy)];
         if (isHead(y, 'return')) return ['br', label, ...y.slice(1).map(copy)];
+        // Declared labels and the branches to them; a numeric depth needs nothing: the body keeps
+        // its nesting, and a depth that reached the function now reaches the copy's block.
+        if (isHead(y, 'block', 'loop', 'if', ...BRANCHES))
+          return y.map((z, i) => (i > 0 && relabel.has(z) ? relabel.get(z) : copy(z)));
         return y.map(copy);
       };
       const body = [

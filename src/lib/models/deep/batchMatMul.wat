@@ -270,9 +270,11 @@
   ;; micro-kernel 5x8: C tile (+)= Apanel[kc x 5] . Bpanel[kc x 8]
   ;; ap: packed A panel (per p: rows 0–3 as one vector; then, from ap + 16·kc, row 4 per p),
   ;; bp: packed B (per p: 8 floats)
-  ;; out: destination, ldc in bytes; mode 0 = store, 1 = add to existing
+  ;; out: destination, ldc in bytes; mode 0 = store, 1 = add to existing; rows: C's rows to store
+  ;; (1–5: the last panel of A has zero rows past m, computed and not stored)
   ;; @relaxed-madd begin
-  (func $micro (param $ap i32) (param $bp i32) (param $kc i32) (param $out i32) (param $ldc i32) (param $mode i32) (param $bias i32)
+  ;; @inline
+  (func $micro (param $ap i32) (param $bp i32) (param $kc i32) (param $out i32) (param $ldc i32) (param $mode i32) (param $bias i32) (param $rows i32)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128) (local $c40 v128) (local $c41 v128) (local $b0 v128) (local $b1 v128) (local $a v128) (local $av v128) (local $o i32) (local $kk i32) (local $a4 i32)
     (local.set $a4 (i32.add (local.get $ap) (i32.shl (local.get $kc) (i32.const 4))))
     (local.set $kk (local.get $kc))
@@ -319,35 +321,41 @@
     (if (i32.eq (local.get $mode) (i32.const 1)) (then
         (local.set $c00 (f32x4.add (local.get $c00) (v128.load (local.get $o))))
         (local.set $c01 (f32x4.add (local.get $c01) (v128.load offset=16 (local.get $o))))
-        (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-        (local.set $c10 (f32x4.add (local.get $c10) (v128.load (local.get $o))))
-        (local.set $c11 (f32x4.add (local.get $c11) (v128.load offset=16 (local.get $o))))
-        (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-        (local.set $c20 (f32x4.add (local.get $c20) (v128.load (local.get $o))))
-        (local.set $c21 (f32x4.add (local.get $c21) (v128.load offset=16 (local.get $o))))
-        (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-        (local.set $c30 (f32x4.add (local.get $c30) (v128.load (local.get $o))))
-        (local.set $c31 (f32x4.add (local.get $c31) (v128.load offset=16 (local.get $o))))
-        (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-        (local.set $c40 (f32x4.add (local.get $c40) (v128.load (local.get $o))))
-        (local.set $c41 (f32x4.add (local.get $c41) (v128.load offset=16 (local.get $o))))
-        (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+        (if (i32.gt_u (local.get $rows) (i32.const 1)) (then
+          (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+          (local.set $c10 (f32x4.add (local.get $c10) (v128.load (local.get $o))))
+          (local.set $c11 (f32x4.add (local.get $c11) (v128.load offset=16 (local.get $o))))))
+        (if (i32.gt_u (local.get $rows) (i32.const 2)) (then
+          (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+          (local.set $c20 (f32x4.add (local.get $c20) (v128.load (local.get $o))))
+          (local.set $c21 (f32x4.add (local.get $c21) (v128.load offset=16 (local.get $o))))))
+        (if (i32.gt_u (local.get $rows) (i32.const 3)) (then
+          (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+          (local.set $c30 (f32x4.add (local.get $c30) (v128.load (local.get $o))))
+          (local.set $c31 (f32x4.add (local.get $c31) (v128.load offset=16 (local.get $o))))))
+        (if (i32.gt_u (local.get $rows) (i32.const 4)) (then
+          (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+          (local.set $c40 (f32x4.add (local.get $c40) (v128.load (local.get $o))))
+          (local.set $c41 (f32x4.add (local.get $c41) (v128.load offset=16 (local.get $o))))))
         (local.set $o (local.get $out))))
     (v128.store (local.get $o) (local.get $c00))
     (v128.store offset=16 (local.get $o) (local.get $c01))
-    (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-    (v128.store (local.get $o) (local.get $c10))
-    (v128.store offset=16 (local.get $o) (local.get $c11))
-    (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-    (v128.store (local.get $o) (local.get $c20))
-    (v128.store offset=16 (local.get $o) (local.get $c21))
-    (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-    (v128.store (local.get $o) (local.get $c30))
-    (v128.store offset=16 (local.get $o) (local.get $c31))
-    (local.set $o (i32.add (local.get $o) (local.get $ldc)))
-    (v128.store (local.get $o) (local.get $c40))
-    (v128.store offset=16 (local.get $o) (local.get $c41))
-    (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+    (if (i32.gt_u (local.get $rows) (i32.const 1)) (then
+      (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+      (v128.store (local.get $o) (local.get $c10))
+      (v128.store offset=16 (local.get $o) (local.get $c11))))
+    (if (i32.gt_u (local.get $rows) (i32.const 2)) (then
+      (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+      (v128.store (local.get $o) (local.get $c20))
+      (v128.store offset=16 (local.get $o) (local.get $c21))))
+    (if (i32.gt_u (local.get $rows) (i32.const 3)) (then
+      (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+      (v128.store (local.get $o) (local.get $c30))
+      (v128.store offset=16 (local.get $o) (local.get $c31))))
+    (if (i32.gt_u (local.get $rows) (i32.const 4)) (then
+      (local.set $o (i32.add (local.get $o) (local.get $ldc)))
+      (v128.store (local.get $o) (local.get $c40))
+      (v128.store offset=16 (local.get $o) (local.get $c41))))
   )
   ;; @relaxed-madd end
 
@@ -364,7 +372,7 @@
     (local $jr i32) (local $ir i32) (local $p i32) (local $i i32) (local $j i32)
     (local $dst i32) (local $src i32) (local $mode i32) (local $rows i32) (local $cols i32)
     (local $out i32) (local $ldc i32) (local $x i32) (local $y i32)
-    (local $d4 i32) (local $rs i32) (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
+    (local $d4 i32) (local $rs i32) (local $vc i32) (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
     (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
     (local.set $pa (local.get $scratch))
     (local.set $pb (i32.add (local.get $scratch) (i32.const 115200))) ;; MC·KC·4 = 100·288·4
@@ -436,15 +444,17 @@
                   (local.set $dst (i32.add (local.get $dst) (i32.const 128)))
                   (local.set $p (i32.add (local.get $p) (i32.const 4)))
                   (br $pvLoop)))))))))
+          ;; (the p left over: the panel's row zeroed, then its valid columns copied)
+          (local.set $vc (select (local.get $cols) (i32.const 8) (i32.lt_u (local.get $cols) (i32.const 8))))
           (block $ppDone (loop $ppLoop
             (br_if $ppDone (i32.ge_u (local.get $p) (local.get $kc)))
+            (v128.store offset=0 (local.get $dst) (v128.const i32x4 0 0 0 0))
+            (v128.store offset=16 (local.get $dst) (v128.const i32x4 0 0 0 0))
             (local.set $j (i32.const 0))
             (block $pjDone (loop $pjLoop
-              (br_if $pjDone (i32.ge_u (local.get $j) (i32.const 8)))
+              (br_if $pjDone (i32.ge_u (local.get $j) (local.get $vc)))
               (f32.store (i32.add (local.get $dst) (i32.shl (local.get $j) (i32.const 2)))
-                (if (result f32) (i32.lt_u (local.get $j) (local.get $cols))
-                  (then (f32.load (i32.add (local.get $src) (i32.mul (local.get $j) (local.get $rs)))))
-                  (else (f32.const 0))))
+                (f32.load (i32.add (local.get $src) (i32.mul (local.get $j) (local.get $rs)))))
               (local.set $j (i32.add (local.get $j) (i32.const 1)))
               (br $pjLoop)))
             (local.set $src (i32.add (local.get $src) (i32.shl (local.get $sBp) (i32.const 2))))
@@ -510,15 +520,16 @@
                   (local.set $d4 (i32.add (local.get $d4) (i32.const 4)))
                   (local.set $p (i32.add (local.get $p) (i32.const 1)))
                   (br $acLoop)))))))
+            ;; (the p left over, and the last panel's rows: rows 0–3 zeroed, then the valid ones copied)
+            (local.set $vc (select (local.get $rows) (i32.const 4) (i32.lt_u (local.get $rows) (i32.const 4))))
             (block $asDone (loop $asLoop
               (br_if $asDone (i32.ge_u (local.get $p) (local.get $kc)))
+              (v128.store (local.get $dst) (v128.const i32x4 0 0 0 0))
               (local.set $i (i32.const 0))
               (block $aiDone (loop $aiLoop
-                (br_if $aiDone (i32.ge_u (local.get $i) (i32.const 4)))
+                (br_if $aiDone (i32.ge_u (local.get $i) (local.get $vc)))
                 (f32.store (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2)))
-                  (if (result f32) (i32.lt_u (local.get $i) (local.get $rows))
-                    (then (f32.load (i32.add (local.get $src) (i32.mul (local.get $i) (local.get $rs)))))
-                    (else (f32.const 0))))
+                  (f32.load (i32.add (local.get $src) (i32.mul (local.get $i) (local.get $rs)))))
                 (local.set $i (i32.add (local.get $i) (i32.const 1)))
                 (br $aiLoop)))
               (f32.store (local.get $d4)
@@ -544,18 +555,20 @@
               (local.set $out (i32.add (local.get $c) (i32.shl
                  (i32.add (i32.mul (i32.add (local.get $ic) (local.get $ir)) (local.get $n)) (i32.add (local.get $jc) (local.get $jr))) (i32.const 2))))
               (local.set $bj (i32.add (local.get $bias) (i32.shl (i32.add (local.get $jc) (local.get $jr)) (i32.const 2))))
-              (if (i32.and (i32.ge_u (local.get $rows) (i32.const 5)) (i32.ge_u (local.get $cols) (i32.const 8)))
+              (if (i32.ge_u (local.get $cols) (i32.const 8))
                 (then
                   (call $micro
                     (i32.add (local.get $pa) (i32.shl (i32.mul (local.get $ir) (local.get $kc)) (i32.const 2)))
                     (i32.add (local.get $pb) (i32.shl (i32.mul (local.get $jr) (local.get $kc)) (i32.const 2)))
-                    (local.get $kc) (local.get $out) (local.get $ldc) (local.get $mode) (local.get $bj)))
+                    (local.get $kc) (local.get $out) (local.get $ldc) (local.get $mode) (local.get $bj)
+                    (select (local.get $rows) (i32.const 5) (i32.lt_u (local.get $rows) (i32.const 5)))))
                 (else
-                  ;; edge tile: compute into tile (stride 32 bytes), then copy/add the valid part
+                  ;; edge tile (fewer than 8 columns): compute into tile (stride 32 bytes), then
+                  ;; copy/add the valid part
                   (call $micro
                     (i32.add (local.get $pa) (i32.shl (i32.mul (local.get $ir) (local.get $kc)) (i32.const 2)))
                     (i32.add (local.get $pb) (i32.shl (i32.mul (local.get $jr) (local.get $kc)) (i32.const 2)))
-                    (local.get $kc) (local.get $tile) (i32.const 32) (i32.const 0) (i32.const 0))
+                    (local.get $kc) (local.get $tile) (i32.const 32) (i32.const 0) (i32.const 0) (i32.const 5))
                   (local.set $y (i32.const 0))
                   (block $eyDone (loop $eyLoop
                     (br_if $eyDone (i32.or (i32.ge_u (local.get $y) (i32.const 5)) (i32.ge_u (local.get $y) (local.get $rows))))
