@@ -174,7 +174,7 @@ export function inlineMarked(text) {
       const label = `$__${id}`;
       const copy = (y) => {
         if (!Array.isArray(y)) return y;
-        if (isHead(y, 'local.get', 'local.set', 'local.tee') && rename.has(y[1]))
+        if (isHead(y, ...LOCAL_OPS) && rename.has(y[1]))
           return [y[0], rename.get(y[1]), ...y.slice(2).map(copy)];
         if (isHead(y, 'return')) return ['br', label, ...y.slice(1).map(copy)];
         // Declared labels and the branches to them; a numeric depth needs nothing: the body keeps
@@ -183,15 +183,13 @@ export function inlineMarked(text) {
           return y.map((z, i) => (i > 0 && relabel.has(z) ? relabel.get(z) : copy(z)));
         return y.map(copy);
       };
+      // The arguments are expanded already; the copied body may call marked functions in turn.
       const body = [
         ...f.params.map((p, i) => ['local.set', rename.get(p.name), args[i]]),
         ...f.locals.map((l) => ['local.set', rename.get(l.name), ZERO[l.type] ?? fail(name, l.type)]),
-        ...f.body.map(copy),
+        ...f.body.map((y) => expand(copy(y), depth + 1)),
       ];
-      return expand(
-        ['block', label, ...(f.result ? [['result', ...f.result.split(' ')]] : []), ...body],
-        depth + 1,
-      );
+      return ['block', label, ...(f.result ? [['result', ...f.result.split(' ')]] : []), ...body];
     };
     const sig = signature(fn);
     const body = sig.body.map((x) => expand(x, 0));
